@@ -1,0 +1,31 @@
+//! Business rules of the integration API, free of HTTP and SQL, so each can be unit-tested on its own.
+//!
+//! # Layout
+//! - [`page`]: page numbers, page sizes and the envelope's arithmetic.
+//! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
+//! - [`country`]: the countries the platform operates in.
+//! - [`lang`]: which language an error message is written in.
+
+pub mod country;
+pub mod filters;
+pub mod lang;
+pub mod page;
+
+pub use filters::{AuditFilters, FilterError, Generation};
+pub use lang::Lang;
+pub use page::{NextPagePolicy, PageError, PageRequest, PageWindow};
+
+/// Rounds an area to hundredths of a hectare, the precision the platform shows; sums of stored areas otherwise
+/// carry binary floating-point noise (377.90999999999997).
+pub fn round_hectares(area: f64) -> f64 {
+    (area * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hectares_round_to_hundredths() {
+        assert_eq!(super::round_hectares(377.909_999_999_999_97), 377.91);
+        assert_eq!(super::round_hectares(0.0), 0.0);
+    }
+}

@@ -1,0 +1,89 @@
+//! The middleware that makes every error answer the specification's envelope, in the caller's language — errors of
+//! our handlers and of everything around them alike (unknown paths, wrong methods, oversized bodies, panics,
+//! time-outs) — and the one that requires the system-id header.
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::Lang;
+use wire::ErrorBody;
+
+use crate::error::{ApiError, ErrorReport};
+use crate::i18n::Msg;
+use crate::AppState;
+
+/// The value of the system-id header that identifies the third-party integrator system.
+pub const INTEGRATOR_SYSTEM_ID: &str = "8";
+
+/// Renders error responses as the envelope, in the language `Accept-Language` prefers.
+pub async fn render_errors(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let lang = Lang::negotiate(
+        request
+            .headers()
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let path = request.uri().path().to_owned();
+    let mut response = next.run(request).await;
+    let status = response.status();
+    let report = match response.extensions_mut().remove::<ErrorReport>() {
+        Some(report) => report,
+        None if status.is_client_error() || status.is_server_error() => ErrorReport {
+            code: i64::from(status.as_u16()),
+            msg: match status {
+                StatusCode::NOT_FOUND => Msg::RouteNotFound(path),
+                StatusCode::METHOD_NOT_ALLOWED => Msg::MethodNotAllowed,
+                StatusCode::PAYLOAD_TOO_LARGE => Msg::PayloadTooLarge(state.config.body_limit),
+                StatusCode::REQUEST_TIMEOUT => Msg::Timeout,
+                StatusCode::INTERNAL_SERVER_ERROR => Msg::Internal,
+                StatusCode::SERVICE_UNAVAILABLE => Msg::Unavailable,
+                other => Msg::Status(other.as_u16()),
+            },
+        },
+        None => return response,
+    };
+    let body = ErrorBody::new(report.code, report.msg.text(lang));
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    let (mut parts, _) = response.into_parts();
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// Refuses any API call without `X-SVC-SYSTEM-ID: 8` (the token configurable).
+pub async fn require_system_id(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let header_name = &state.headers.system_id;
+    match request.headers().get(header_name) {
+        None => ApiError::unauthorized(Msg::MissingSystemId(
+            state.headers.system_id_display.clone(),
+        ))
+        .into_response(),
+        Some(value) if value.as_bytes().trim_ascii() != INTEGRATOR_SYSTEM_ID.as_bytes() => {
+            ApiError::unauthorized(Msg::WrongSystemId(state.headers.system_id_display.clone()))
+                .into_response()
+        }
+        Some(_) => next.run(request).await,
+    }
+}
+
+/// The answer for paths no route has.
+pub async fn route_not_found(request: Request) -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        Msg::RouteNotFound(request.uri().path().to_owned()),
+    )
+    .into_response()
+}

@@ -1,0 +1,187 @@
+//! Extractors: the authenticated caller, a list request's page and filters, and JSON bodies — each parsed at the
+//! boundary, so handlers only ever see valid values.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::net::SocketAddr;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRef, FromRequest, FromRequestParts, Query, Request};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use domain::{AuditFilters, Generation, PageRequest};
+use serde::de::DeserializeOwned;
+use store::auth::TokenCheck;
+use store::Scope;
+
+use crate::error::ApiError;
+use crate::i18n::Msg;
+use crate::AppState;
+
+/// An authenticated caller: the society every query of the request is scoped to.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The caller's society.
+    pub scope: Scope,
+    /// The caller's account.
+    pub user_id: i64,
+}
+
+impl<S> FromRequestParts<S> for Caller
+where
+    AppState: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let state = AppState::from_ref(state);
+        let header = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .ok_or(ApiError::unauthorized(Msg::MissingToken))?;
+        let token = header
+            .to_str()
+            .ok()
+            .and_then(|value| {
+                value
+                    .strip_prefix("Bearer ")
+                    .or_else(|| value.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|token| !token.is_empty())
+            .ok_or(ApiError::unauthorized(Msg::InvalidToken))?;
+        match state.store.authenticate(token).await? {
+            TokenCheck::Valid(session) => Ok(Caller {
+                scope: session.scope,
+                user_id: session.user_id,
+            }),
+            TokenCheck::Invalid => Err(ApiError::unauthorized(Msg::InvalidToken)),
+            TokenCheck::Forbidden => Err(ApiError::forbidden(Msg::Forbidden)),
+        }
+    }
+}
+
+/// An API generation as a type, so a route states which filter names it speaks.
+pub trait Gen: Send + Sync + 'static {
+    /// The generation.
+    const GENERATION: Generation;
+}
+
+/// `/api/v2/`: `updated_from`, `created_from`, `deleted_from`; fixed page size.
+pub struct V2;
+/// `/api/v3/`: `updated_at_from`, `created_at_from`, `deleted_at_from`; `size` accepted.
+pub struct V3;
+
+impl Gen for V2 {
+    const GENERATION: Generation = Generation::V2;
+}
+
+impl Gen for V3 {
+    const GENERATION: Generation = Generation::V3;
+}
+
+/// A list request's page and filters, named as generation `G` names them.
+#[derive(Debug)]
+pub struct ListQuery<G> {
+    /// Which page, how big.
+    pub page: PageRequest,
+    /// Audit filters and `active`.
+    pub filters: AuditFilters,
+    generation: PhantomData<G>,
+}
+
+impl<S: Send + Sync, G: Gen> FromRequestParts<S> for ListQuery<G> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(params) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| {
+                ApiError::bad_request(Msg::MalformedQuery(rejection.body_text()))
+            })?;
+        let get = |name: &str| params.get(name).map(String::as_str);
+        let size = match G::GENERATION {
+            Generation::V3 => get("size"),
+            Generation::V2 => None,
+        };
+        let page = PageRequest::parse(get("page"), size)?;
+        let filters =
+            AuditFilters::parse(G::GENERATION, |name| params.get(name).map(String::as_str))?;
+        Ok(Self {
+            page,
+            filters,
+            generation: PhantomData,
+        })
+    }
+}
+
+/// A JSON body: 400 when absent or malformed, 415 when not declared as JSON, 413 when too large.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    AppState: FromRef<S>,
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let limit = AppState::from_ref(state).config.body_limit;
+        let declared_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .is_some_and(|mime| {
+                let mime = mime.trim().to_ascii_lowercase();
+                mime == "application/json" || mime.ends_with("+json")
+            });
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(limit))
+                } else {
+                    ApiError::bad_request(Msg::MalformedBody(rejection.body_text()))
+                }
+            })?;
+        if bytes.trim_ascii().is_empty() {
+            return Err(ApiError::bad_request(Msg::MissingBody));
+        }
+        if !declared_json {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Msg::UnsupportedMediaType,
+            ));
+        }
+        serde_json::from_slice(&bytes)
+            .map(ApiJson)
+            .map_err(|error| ApiError::bad_request(Msg::MalformedBody(error.to_string())))
+    }
+}
+
+/// The client's address, for throttling failed logins.
+#[derive(Debug, Clone)]
+pub struct ClientAddress(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let address = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(address)| address.ip().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        Ok(ClientAddress(address))
+    }
+}
+
+/// A record id from the path; anything that is not an integer names no record, so it is a 404 of `resource`.
+pub fn parse_id(raw: &str, resource: &'static str) -> Result<i64, ApiError> {
+    raw.parse::<i64>()
+        .map_err(|_| ApiError::not_found(resource, raw))
+}

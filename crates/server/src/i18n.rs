@@ -1,0 +1,282 @@
+//! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
+
+use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};
+use domain::{FilterError, Lang};
+
+/// A message, before it is put into words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// The system-id header is absent.
+    MissingSystemId(String),
+    /// The system-id header has a value other than the integrator system's.
+    WrongSystemId(String),
+    /// No bearer token.
+    MissingToken,
+    /// The bearer token is unknown, malformed, expired or revoked.
+    InvalidToken,
+    /// The token's account has lost the API role.
+    Forbidden,
+    /// Unknown email or wrong password.
+    BadCredentials,
+    /// Right credentials, but no API role.
+    NotPermitted,
+    /// Too many failed logins.
+    Throttled(u64),
+    /// The refresh token cannot be used.
+    InvalidRefreshToken,
+    /// The request has no body.
+    MissingBody,
+    /// The body is not the JSON the endpoint expects.
+    MalformedBody(String),
+    /// The body is not declared as JSON.
+    UnsupportedMediaType,
+    /// The body is larger than allowed.
+    PayloadTooLarge(usize),
+    /// The query string cannot be parsed.
+    MalformedQuery(String),
+    /// `page` is not a positive integer.
+    InvalidPage(String),
+    /// `size` is out of range.
+    InvalidSize(String, u64),
+    /// The page is past the last.
+    PageNotFound { page: u64, last: u64 },
+    /// An audit filter or `active` is malformed.
+    Filter(FilterError),
+    /// A record does not exist (in the caller's society).
+    NotFound { resource: &'static str, id: String },
+    /// No route has this path.
+    RouteNotFound(String),
+    /// The route exists, not for this method.
+    MethodNotAllowed,
+    /// The request took too long.
+    Timeout,
+    /// The database is unavailable.
+    Unavailable,
+    /// Anything unexpected; details are only in the server's log.
+    Internal,
+    /// A required text field is blank.
+    Blank(&'static str),
+    /// A reference to a record that the caller's society does not have.
+    UnknownReference { field: &'static str, id: i64 },
+    /// The record still has live dependants.
+    HasDependants { resource: &'static str, count: i64 },
+    /// An error status with no more specific message.
+    Status(u16),
+}
+
+impl Msg {
+    /// The message in `lang`.
+    pub fn text(&self, lang: Lang) -> String {
+        use Lang::{En, Es, Pt};
+        match (self, lang) {
+            (Msg::MissingSystemId(h), Es) => {
+                format!("Falta el encabezado {h}; debe valer 8 en todas las llamadas.")
+            }
+            (Msg::MissingSystemId(h), Pt) => {
+                format!("Falta o cabeçalho {h}; ele deve valer 8 em todas as chamadas.")
+            }
+            (Msg::MissingSystemId(h), En) => {
+                format!("The {h} header is missing; it must be 8 on every call.")
+            }
+            (Msg::WrongSystemId(h), Es) => {
+                format!("El encabezado {h} debe valer 8 (sistema integrador de terceros).")
+            }
+            (Msg::WrongSystemId(h), Pt) => {
+                format!("O cabeçalho {h} deve valer 8 (sistema integrador de terceiros).")
+            }
+            (Msg::WrongSystemId(h), En) => {
+                format!("The {h} header must be 8 (third-party integrator system).")
+            }
+            (Msg::MissingToken, Es) => {
+                "Falta el token de acceso: envíe Authorization: Bearer <token>.".into()
+            }
+            (Msg::MissingToken, Pt) => {
+                "Falta o token de acesso: envie Authorization: Bearer <token>.".into()
+            }
+            (Msg::MissingToken, En) => {
+                "The access token is missing: send Authorization: Bearer <token>.".into()
+            }
+            (Msg::InvalidToken, Es) => "El token de acceso es inválido o expiró.".into(),
+            (Msg::InvalidToken, Pt) => "O token de acesso é inválido ou expirou.".into(),
+            (Msg::InvalidToken, En) => "The access token is invalid or has expired.".into(),
+            (Msg::Forbidden, Es) => {
+                "El usuario no tiene permisos suficientes (rol api_integrated).".into()
+            }
+            (Msg::Forbidden, Pt) => {
+                "O usuário não tem permissões suficientes (papel api_integrated).".into()
+            }
+            (Msg::Forbidden, En) => {
+                "The user lacks the required permission (role api_integrated).".into()
+            }
+            (Msg::BadCredentials, Es) => "Email o contraseña incorrectos.".into(),
+            (Msg::BadCredentials, Pt) => "Email ou senha incorretos.".into(),
+            (Msg::BadCredentials, En) => "Wrong email or password.".into(),
+            (Msg::NotPermitted, Es) => {
+                "El usuario no tiene el rol api_integrated o está deshabilitado.".into()
+            }
+            (Msg::NotPermitted, Pt) => {
+                "O usuário não tem o papel api_integrated ou está desabilitado.".into()
+            }
+            (Msg::NotPermitted, En) => {
+                "The user does not hold the api_integrated role or is disabled.".into()
+            }
+            (Msg::Throttled(s), Es) => {
+                format!("Demasiados intentos fallidos. Intente de nuevo en {s} segundos.")
+            }
+            (Msg::Throttled(s), Pt) => {
+                format!("Muitas tentativas falhas. Tente novamente em {s} segundos.")
+            }
+            (Msg::Throttled(s), En) => {
+                format!("Too many failed attempts. Try again in {s} seconds.")
+            }
+            (Msg::InvalidRefreshToken, Es) => {
+                "El refresh token es inválido, expiró o ya fue usado.".into()
+            }
+            (Msg::InvalidRefreshToken, Pt) => {
+                "O refresh token é inválido, expirou ou já foi usado.".into()
+            }
+            (Msg::InvalidRefreshToken, En) => {
+                "The refresh token is invalid, expired or already used.".into()
+            }
+            (Msg::MissingBody, Es) => "Falta el cuerpo de la solicitud (JSON).".into(),
+            (Msg::MissingBody, Pt) => "Falta o corpo da requisição (JSON).".into(),
+            (Msg::MissingBody, En) => "The request body (JSON) is missing.".into(),
+            (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
+            (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
+            (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
+            (Msg::UnsupportedMediaType, Es) => {
+                "El cuerpo debe enviarse con Content-Type: application/json.".into()
+            }
+            (Msg::UnsupportedMediaType, Pt) => {
+                "O corpo deve ser enviado com Content-Type: application/json.".into()
+            }
+            (Msg::UnsupportedMediaType, En) => {
+                "The body must be sent with Content-Type: application/json.".into()
+            }
+            (Msg::PayloadTooLarge(n), Es) => format!("El cuerpo supera el máximo de {n} bytes."),
+            (Msg::PayloadTooLarge(n), Pt) => format!("O corpo excede o máximo de {n} bytes."),
+            (Msg::PayloadTooLarge(n), En) => format!("The body exceeds the maximum of {n} bytes."),
+            (Msg::MalformedQuery(d), Es) => {
+                format!("Los parámetros de la consulta no son válidos: {d}")
+            }
+            (Msg::MalformedQuery(d), Pt) => {
+                format!("Os parâmetros da consulta não são válidos: {d}")
+            }
+            (Msg::MalformedQuery(d), En) => format!("The query parameters are not valid: {d}"),
+            (Msg::InvalidPage(v), Es) => {
+                format!("El parámetro page debe ser un entero positivo; se recibió {v:?}.")
+            }
+            (Msg::InvalidPage(v), Pt) => {
+                format!("O parâmetro page deve ser um inteiro positivo; recebido {v:?}.")
+            }
+            (Msg::InvalidPage(v), En) => {
+                format!("The page parameter must be a positive integer; got {v:?}.")
+            }
+            (Msg::InvalidSize(v, max), Es) => {
+                format!("El parámetro size debe ser un entero entre 1 y {max}; se recibió {v:?}.")
+            }
+            (Msg::InvalidSize(v, max), Pt) => {
+                format!("O parâmetro size deve ser um inteiro entre 1 e {max}; recebido {v:?}.")
+            }
+            (Msg::InvalidSize(v, max), En) => {
+                format!("The size parameter must be an integer from 1 to {max}; got {v:?}.")
+            }
+            (Msg::PageNotFound { page, last }, Es) => {
+                format!("La página {page} no existe. La última página es {last}.")
+            }
+            (Msg::PageNotFound { page, last }, Pt) => {
+                format!("A página {page} não existe. A última página é {last}.")
+            }
+            (Msg::PageNotFound { page, last }, En) => {
+                format!("Page {page} does not exist. The last page is {last}.")
+            }
+            (Msg::Filter(error), lang) => filter_text(error, lang),
+            (Msg::NotFound { resource, id }, Es) => {
+                format!("No existe el recurso {resource} con id {id}.")
+            }
+            (Msg::NotFound { resource, id }, Pt) => {
+                format!("Não existe o recurso {resource} com id {id}.")
+            }
+            (Msg::NotFound { resource, id }, En) => {
+                format!("There is no {resource} record with id {id}.")
+            }
+            (Msg::RouteNotFound(p), Es) => format!("La ruta {p} no existe."),
+            (Msg::RouteNotFound(p), Pt) => format!("A rota {p} não existe."),
+            (Msg::RouteNotFound(p), En) => format!("The path {p} does not exist."),
+            (Msg::MethodNotAllowed, Es) => "El método no está permitido en esta ruta.".into(),
+            (Msg::MethodNotAllowed, Pt) => "O método não é permitido nesta rota.".into(),
+            (Msg::MethodNotAllowed, En) => "The method is not allowed on this path.".into(),
+            (Msg::Timeout, Es) => "La solicitud tardó demasiado.".into(),
+            (Msg::Timeout, Pt) => "A requisição demorou demais.".into(),
+            (Msg::Timeout, En) => "The request took too long.".into(),
+            (Msg::Unavailable, Es) => {
+                "El servicio no está disponible por el momento. Intente de nuevo.".into()
+            }
+            (Msg::Unavailable, Pt) => {
+                "O serviço está indisponível no momento. Tente novamente.".into()
+            }
+            (Msg::Unavailable, En) => "The service is unavailable right now. Try again.".into(),
+            (Msg::Internal, Es) => "Error interno del servidor.".into(),
+            (Msg::Internal, Pt) => "Erro interno do servidor.".into(),
+            (Msg::Internal, En) => "Internal server error.".into(),
+            (Msg::Blank(f), Es) => format!("El campo {f} es obligatorio y no puede estar vacío."),
+            (Msg::Blank(f), Pt) => format!("O campo {f} é obrigatório e não pode estar vazio."),
+            (Msg::Blank(f), En) => format!("The field {f} is required and must not be blank."),
+            (Msg::UnknownReference { field, id }, Es) => {
+                format!("{field}: no existe el registro {id} en su sociedad.")
+            }
+            (Msg::UnknownReference { field, id }, Pt) => {
+                format!("{field}: não existe o registro {id} na sua sociedade.")
+            }
+            (Msg::UnknownReference { field, id }, En) => {
+                format!("{field}: there is no record {id} in your society.")
+            }
+            (Msg::HasDependants { resource, count }, Es) => {
+                format!("No se puede eliminar: tiene {count} {resource} activos.")
+            }
+            (Msg::HasDependants { resource, count }, Pt) => {
+                format!("Não é possível excluir: tem {count} {resource} ativos.")
+            }
+            (Msg::HasDependants { resource, count }, En) => {
+                format!("Cannot delete: it still has {count} live {resource}.")
+            }
+            (Msg::Status(code), Es) => format!("La solicitud no pudo completarse (HTTP {code})."),
+            (Msg::Status(code), Pt) => {
+                format!("A requisição não pôde ser concluída (HTTP {code}).")
+            }
+            (Msg::Status(code), En) => format!("The request could not be completed (HTTP {code})."),
+        }
+    }
+}
+
+fn filter_text(error: &FilterError, lang: Lang) -> String {
+    match (error, lang) {
+        (FilterError::InvalidDate { param, value }, Lang::Es) => format!(
+            "El parámetro {param} debe tener el formato {DATE_PATTERN} (ISO 8601 con desplazamiento), por ejemplo {DATE_EXAMPLE}; se recibió {value:?}."
+        ),
+        (FilterError::InvalidDate { param, value }, Lang::Pt) => format!(
+            "O parâmetro {param} deve ter o formato {DATE_PATTERN} (ISO 8601 com deslocamento), por exemplo {DATE_EXAMPLE}; recebido {value:?}."
+        ),
+        (FilterError::InvalidDate { param, value }, Lang::En) => format!(
+            "The {param} parameter must follow {DATE_PATTERN} (ISO 8601 with offset), e.g. {DATE_EXAMPLE}; got {value:?}."
+        ),
+        (FilterError::InvalidActive(v), Lang::Es) => {
+            format!("El parámetro active debe ser un booleano: 1, 0, true o false; se recibió {v:?}.")
+        }
+        (FilterError::InvalidActive(v), Lang::Pt) => {
+            format!("O parâmetro active deve ser um booleano: 1, 0, true ou false; recebido {v:?}.")
+        }
+        (FilterError::InvalidActive(v), Lang::En) => {
+            format!("The active parameter must be a boolean: 1, 0, true or false; got {v:?}.")
+        }
+        (FilterError::WrongGeneration { sent, expected }, Lang::Es) => {
+            format!("El parámetro {sent} no pertenece a esta versión de la API; use {expected}.")
+        }
+        (FilterError::WrongGeneration { sent, expected }, Lang::Pt) => {
+            format!("O parâmetro {sent} não pertence a esta versão da API; use {expected}.")
+        }
+        (FilterError::WrongGeneration { sent, expected }, Lang::En) => {
+            format!("The {sent} parameter does not belong to this API version; use {expected}.")
+        }
+    }
+}

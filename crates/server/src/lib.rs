@@ -1,0 +1,172 @@
+//! The HTTP server of the integration API.
+//!
+//! Data flows one way: HTTP → extractor (parse at the boundary) → store (scoped to the caller's society) → wire
+//! shape → HTTP. Handlers are a few lines each; rules live in `domain`, SQL in `store`.
+//!
+//! # Layout
+//! - [`config`]: the server's settings.
+//! - [`routes`]: the route table of every generation, and the handlers.
+//! - [`extract`]: the authenticated caller, list queries, JSON bodies.
+//! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
+//!   language for every failure, ours or the framework's.
+
+pub mod config;
+pub mod envelope;
+pub mod error;
+pub mod extract;
+pub mod i18n;
+pub mod routes;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderName, Request, StatusCode};
+use axum::{middleware, Router};
+use store::Store;
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+pub use config::ServerConfig;
+
+/// Header names, built once from the configured token.
+#[derive(Debug, Clone)]
+pub struct HeaderNames {
+    /// `x-<token>-system-id`.
+    pub system_id: HeaderName,
+    /// `X-<TOKEN>-SYSTEM-ID`, as messages spell it.
+    pub system_id_display: String,
+    /// `x-<token>-apikey`.
+    pub api_key: HeaderName,
+}
+
+impl HeaderNames {
+    fn new(token: &str) -> io::Result<Self> {
+        let parse = |suffix: &str| {
+            HeaderName::try_from(format!("x-{}-{suffix}", token.to_ascii_lowercase())).map_err(
+                |e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("header token {token:?}: {e}"),
+                    )
+                },
+            )
+        };
+        Ok(Self {
+            system_id: parse("system-id")?,
+            system_id_display: format!("X-{}-SYSTEM-ID", token.to_ascii_uppercase()),
+            api_key: parse("apikey")?,
+        })
+    }
+}
+
+/// What every handler can reach.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The database.
+    pub store: Store,
+    /// The server's settings.
+    pub config: Arc<ServerConfig>,
+    /// Header names derived from the configured token.
+    pub headers: Arc<HeaderNames>,
+}
+
+/// Builds the whole application: routes, fallbacks and middleware.
+pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
+    let headers = HeaderNames::new(&config.header_token)?;
+    let state = AppState {
+        store,
+        config: Arc::new(config.clone()),
+        headers: Arc::new(headers),
+    };
+    Ok(Router::new()
+        .merge(routes::operational())
+        .merge(routes::api(state.clone()))
+        .fallback(envelope::route_not_found)
+        .layer(DefaultBodyLimit::max(config.body_limit))
+        .layer(CatchPanicLayer::new())
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, config.request_timeout))
+        .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
+            let request_id = request
+                .extensions()
+                .get::<RequestId>()
+                .and_then(|id| id.header_value().to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+        }))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state))
+}
+
+/// A server bound to its address, ready to run.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+}
+
+impl Application {
+    /// Binds the configured address (port 0 picks a free port) and builds the application.
+    pub async fn build(store: Store, config: ServerConfig) -> io::Result<Self> {
+        let listener = TcpListener::bind(config.listen).await?;
+        let router = app(store, config)?;
+        Ok(Self { listener, router })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until the process is asked to stop (Ctrl-C or SIGTERM), letting requests in flight finish.
+    pub async fn run_until_stopped(self) -> io::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `signal` completes, letting requests in flight finish.
+    pub async fn run_until(
+        self,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(signal)
+        .await
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

@@ -1,0 +1,39 @@
+//! The route table: every path of every generation, each mapped to a handler in a line.
+
+mod auth;
+mod establishments;
+mod health;
+mod resources;
+
+use axum::routing::{get, post};
+use axum::{middleware, Router};
+use store::resources::establishments::Establishments;
+use store::resources::farmers::{FarmersV2, FarmersV3};
+
+use crate::envelope::require_system_id;
+use crate::extract::{V2, V3};
+use crate::AppState;
+use resources::{detail, list};
+
+/// The routes that speak the integration API (all need the system-id header).
+pub fn api(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/api/v2/login", post(auth::login))
+        .route("/api/v2/login/refresh", post(auth::refresh))
+        .route("/api/v2/third_party/farmers", get(list::<FarmersV2, V2>))
+        .route("/api/v3/third_party/farmers", get(list::<FarmersV3, V3>))
+        .route(
+            "/api/v3/third_party/establishments",
+            get(list::<Establishments, V3>).post(establishments::create),
+        )
+        .route(
+            "/api/v3/third_party/establishments/{id}",
+            get(detail::<Establishments>).delete(establishments::delete),
+        )
+        .layer(middleware::from_fn_with_state(state, require_system_id))
+}
+
+/// Routes outside the API: health checks for load balancers.
+pub fn operational() -> Router<AppState> {
+    Router::new().route("/health", get(health::health))
+}

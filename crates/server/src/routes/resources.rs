@@ -1,0 +1,44 @@
+//! The generic list and detail handlers that serve every declared resource.
+
+use axum::extract::{Path, State};
+use axum::Json;
+use store::Resource;
+use wire::Page;
+
+use crate::error::ApiError;
+use crate::extract::{parse_id, Caller, Gen, ListQuery};
+use crate::AppState;
+
+/// `GET <list path>`: one page of `R`, filtered as generation `G` names its filters.
+pub async fn list<R: Resource, G: Gen>(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: ListQuery<G>,
+) -> Result<Json<Page<R::Item>>, ApiError> {
+    Ok(Json(
+        state
+            .store
+            .list::<R>(
+                &caller.scope,
+                &query.filters,
+                query.page,
+                state.config.next_page,
+            )
+            .await?,
+    ))
+}
+
+/// `GET <list path>/{id}`: one record of `R`, 404 when the caller's society has none with that id.
+pub async fn detail<R: Resource>(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<R::Item>, ApiError> {
+    let numeric = parse_id(&id, R::SPEC.name)?;
+    state
+        .store
+        .find::<R>(&caller.scope, numeric)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(R::SPEC.name, id))
+}

@@ -1,0 +1,160 @@
+//! The seam between the two backends: one enum over a SQLite and a PostgreSQL pool, and the macros that run one
+//! query body against whichever is configured. Queries are written once in the SQL subset both accept (`$n`
+//! placeholders, `RETURNING`, `ON CONFLICT`); the macros monomorphise them per driver.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::StoreError;
+
+/// Pool sizes and time-outs.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// Most connections to PostgreSQL, or reader connections to SQLite.
+    pub max_connections: u32,
+    /// How long a request waits for a connection before it fails with 503.
+    pub acquire_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 16,
+            acquire_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Which database the store talks to.
+#[derive(Debug, Clone)]
+pub(crate) enum Db {
+    /// SQLite allows one writer at a time, so writes go through a one-connection pool of their own: writers queue
+    /// in the pool instead of failing with `SQLITE_BUSY`, and readers never wait for them (WAL).
+    Sqlite { read: SqlitePool, write: SqlitePool },
+    /// PostgreSQL handles concurrent writers itself.
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to a pool that may be read from.
+macro_rules! with_reader {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            $crate::db::Db::Sqlite { read: $pool, .. } => $body,
+            $crate::db::Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with `$pool` bound to a pool that may be written to.
+macro_rules! with_writer {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            $crate::db::Db::Sqlite { write: $pool, .. } => $body,
+            $crate::db::Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Binds a slice of [`Arg`]s to a query, in order.
+macro_rules! bind_args {
+    ($query:expr, $args:expr) => {{
+        let mut query = $query;
+        for arg in $args {
+            query = match arg {
+                $crate::db::Arg::Int(v) => query.bind(*v),
+                $crate::db::Arg::Bool(v) => query.bind(*v),
+            };
+        }
+        query
+    }};
+}
+
+pub(crate) use {bind_args, with_reader, with_writer};
+
+/// A value bound to a dynamically built query.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Arg {
+    Int(i64),
+    Bool(bool),
+}
+
+/// A query under construction: text with `$n` placeholders, and the values they stand for.
+#[derive(Debug, Default)]
+pub(crate) struct Sql {
+    pub text: String,
+    pub args: Vec<Arg>,
+}
+
+impl Sql {
+    /// Appends text.
+    pub fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    /// Appends a placeholder for `arg`.
+    pub fn arg(&mut self, arg: Arg) -> &mut Self {
+        self.args.push(arg);
+        self.text.push('$');
+        self.text.push_str(&self.args.len().to_string());
+        self
+    }
+}
+
+impl Db {
+    /// Connects to `url`: `sqlite://path` (created when missing) or `postgres://…`.
+    pub async fn connect(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
+        if url.starts_with("sqlite:") {
+            let connect = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true);
+            let write = SqlitePoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
+                .connect_with(connect.clone())
+                .await?;
+            let read = SqlitePoolOptions::new()
+                .max_connections(options.max_connections)
+                .acquire_timeout(options.acquire_timeout)
+                .connect_with(connect.read_only(true))
+                .await?;
+            Ok(Db::Sqlite { read, write })
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let pool = PgPoolOptions::new()
+                .max_connections(options.max_connections)
+                .acquire_timeout(options.acquire_timeout)
+                .connect(url)
+                .await?;
+            Ok(Db::Postgres(pool))
+        } else {
+            Err(StoreError::Config(format!(
+                "unsupported database URL {url:?}: use sqlite://PATH or postgres://…"
+            )))
+        }
+    }
+
+    /// Which SQL dialect this backend speaks, for the few statements that differ.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Db::Sqlite { .. } => Dialect::Sqlite,
+            Db::Postgres(_) => Dialect::Postgres,
+        }
+    }
+}
+
+/// The SQL dialects we render migrations for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite 3.35 or later.
+    Sqlite,
+    /// PostgreSQL 13 or later.
+    Postgres,
+}

@@ -1,0 +1,165 @@
+//! Storage of the integration API on SQLite and PostgreSQL: the only place SQL lives.
+//!
+//! Every tenant-owned query takes a [`Scope`], and a `Scope` can only be obtained by authenticating a token (or,
+//! for operator tools, through [`Store::admin`]): an unscoped query of tenant data cannot be written by accident.
+//!
+//! # Layout
+//! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
+//! - `migrate`: the schema, one set of migrations rendered per dialect.
+//! - [`auth`]: login, refresh, token checks, API keys, login throttling.
+//! - [`list`]: the one generic list and detail implementation every read resource uses.
+//! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
+//! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
+//! - [`seed`]: the deterministic demo data.
+
+pub mod admin;
+pub mod auth;
+pub mod db;
+pub mod list;
+mod migrate;
+pub mod render;
+pub mod resources;
+pub mod seed;
+
+use chrono_tz::Tz;
+use thiserror::Error;
+
+pub use db::{Dialect, PoolOptions};
+pub use list::{ListSpec, Resource, Scoping};
+pub use render::Render;
+
+use db::{with_writer, Db};
+
+/// What can go wrong in the store.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database cannot be reached now (connection refused, pool exhausted): worth retrying later.
+    #[error("database unavailable: {0}")]
+    Unavailable(#[source] sqlx::Error),
+    /// Any other database failure.
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
+    /// The configuration is unusable.
+    #[error("{0}")]
+    Config(String),
+    /// Hashing a secret failed.
+    #[error("password hashing failed: {0}")]
+    Hashing(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> Self {
+        match error {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                StoreError::Unavailable(error)
+            }
+            other => StoreError::Database(other),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_millis() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Tunable store behaviour.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// Pool sizes and time-outs.
+    pub pool: PoolOptions,
+    /// Token lifetimes and login throttling.
+    pub auth: auth::AuthConfig,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            pool: PoolOptions::default(),
+            auth: auth::AuthConfig::default(),
+        }
+    }
+}
+
+/// The database of the integration API.
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: Db,
+    config: StoreConfig,
+}
+
+/// The society a request acts for. Obtained only by authenticating, so every tenant query is scoped.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    society_id: i64,
+    time_zone: Tz,
+}
+
+impl Scope {
+    /// The society's id.
+    pub fn society_id(&self) -> i64 {
+        self.society_id
+    }
+
+    /// How this society's timestamps are rendered.
+    pub fn render(&self) -> Render {
+        Render::new(self.time_zone)
+    }
+
+    pub(crate) fn new(society_id: i64, time_zone: &str) -> Self {
+        Self {
+            society_id,
+            time_zone: time_zone.parse().unwrap_or(Tz::UTC),
+        }
+    }
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://path` or `postgres://…`); does not migrate.
+    pub async fn connect(url: &str, config: StoreConfig) -> Result<Self, StoreError> {
+        let db = Db::connect(url, &config.pool).await?;
+        Ok(Self { db, config })
+    }
+
+    /// Applies pending migrations; returns how many were applied.
+    pub async fn migrate(&self) -> Result<usize, StoreError> {
+        migrate::run(&self.db).await
+    }
+
+    /// The backend's dialect.
+    pub fn dialect(&self) -> Dialect {
+        self.db.dialect()
+    }
+
+    /// Checks that the database answers, for health checks.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        db::with_reader!(&self.db, pool => {
+            sqlx::query("SELECT 1").execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Operator tools: societies, users, farmers and keys, which the API does not create.
+    pub fn admin(&self) -> admin::Admin<'_> {
+        admin::Admin { store: self }
+    }
+}
+
+/// Marks a society's data as changed inside a write transaction, so its `syncCheck` changes.
+macro_rules! touch_society {
+    ($tx:expr, $society_id:expr) => {
+        sqlx::query("UPDATE societies SET data_version = data_version + 1 WHERE id = $1")
+            .bind($society_id)
+            .execute(&mut *$tx)
+            .await?
+    };
+}
+pub(crate) use touch_society;
+
+/// Closes the store's pools, waiting for connections in use.
+impl Store {
+    pub async fn close(&self) {
+        with_writer!(&self.db, pool => pool.close().await);
+        db::with_reader!(&self.db, pool => pool.close().await);
+    }
+}

@@ -1,0 +1,188 @@
+//! The one list and detail implementation behind every read resource.
+//!
+//! A resource is declared once, as a [`ListSpec`] (its `FROM`, columns, scope and audit columns) plus a row type
+//! and a rendering into its wire shape; [`Store::list`] and [`Store::find`] serve every such declaration with the
+//! same envelope, paging, audit filters and society scope.
+
+use domain::{AuditFilters, NextPagePolicy, PageError, PageRequest, PageWindow};
+use serde::Serialize;
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
+use sqlx::FromRow;
+use thiserror::Error;
+use wire::Page;
+
+use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::{Render, Scope, Store, StoreError};
+
+/// Whose rows a resource holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoping {
+    /// Each row belongs to one society (`t.society_id`); a caller sees only its own society's rows.
+    Society,
+    /// A catalogue shared by every society.
+    Global,
+}
+
+/// How a resource is read: the main table is always aliased `t` and keyed by `t.id`.
+#[derive(Debug, Clone, Copy)]
+pub struct ListSpec {
+    /// The resource's name in messages, as its path names it (e.g. `establishments`).
+    pub name: &'static str,
+    /// The `FROM` clause, main table aliased `t`, with any joins.
+    pub from: &'static str,
+    /// The selected columns, named as the row type's fields.
+    pub columns: &'static str,
+    /// Whose rows these are.
+    pub scoping: Scoping,
+    /// Column filtered by `created_at_from` / `created_from`.
+    pub created: Option<&'static str>,
+    /// Column filtered by `updated_at_from` / `updated_from`.
+    pub updated: Option<&'static str>,
+    /// Logical deletion column; rows with it set are listed only when `deleted_at_from` asks for them.
+    pub deleted: Option<&'static str>,
+    /// Column filtered by `active`.
+    pub active: Option<&'static str>,
+}
+
+/// A readable resource: its declaration, its row and its wire shape.
+pub trait Resource: Send + Sync + 'static {
+    /// One row as selected by [`ListSpec::columns`].
+    type Row: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin;
+    /// The wire shape of one item.
+    type Item: Serialize + Send + 'static;
+    /// How the resource is read.
+    const SPEC: ListSpec;
+    /// Renders a row into its wire shape, timestamps in the society's zone.
+    fn render(row: Self::Row, render: &Render) -> Self::Item;
+}
+
+/// Why a list could not be served.
+#[derive(Debug, Error)]
+pub enum ListError {
+    /// The page asked for is not within the result.
+    #[error(transparent)]
+    Page(#[from] PageError),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The `WHERE` clause of a list: society scope first, then deletion, audit filters and `active`.
+fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters) -> Sql {
+    let mut sql = Sql::default();
+    sql.push(" WHERE 1 = 1");
+    if spec.scoping == Scoping::Society {
+        sql.push(" AND t.society_id = ")
+            .arg(Arg::Int(scope.society_id()));
+    }
+    match (spec.deleted, filters.deleted_from) {
+        (Some(column), Some(from)) => {
+            sql.push(&format!(" AND {column} >= "))
+                .arg(Arg::Int(from.timestamp_millis()));
+        }
+        (Some(column), None) => {
+            sql.push(&format!(" AND {column} IS NULL"));
+        }
+        // A resource that is never deleted has nothing deleted since any instant.
+        (None, Some(_)) => {
+            sql.push(" AND 1 = 0");
+        }
+        (None, None) => {}
+    }
+    for (column, from) in [
+        (spec.created, filters.created_from),
+        (spec.updated, filters.updated_from),
+    ] {
+        if let Some(from) = from {
+            match column {
+                Some(column) => sql
+                    .push(&format!(" AND {column} >= "))
+                    .arg(Arg::Int(from.timestamp_millis())),
+                None => sql.push(" AND 1 = 0"),
+            };
+        }
+    }
+    if let (Some(column), Some(active)) = (spec.active, filters.active) {
+        sql.push(&format!(" AND {column} = "))
+            .arg(Arg::Bool(active));
+    }
+    sql
+}
+
+impl Store {
+    /// One page of resource `R` for the caller's society, filtered and ordered by id.
+    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    pub async fn list<R: Resource>(
+        &self,
+        scope: &Scope,
+        filters: &AuditFilters,
+        page: PageRequest,
+        policy: NextPagePolicy,
+    ) -> Result<Page<R::Item>, ListError> {
+        let spec = R::SPEC;
+        let filter = list_filter(&spec, scope, filters);
+        let count_sql = format!("SELECT COUNT(*) FROM {}{}", spec.from, filter.text);
+        let total: i64 = with_reader!(&self.db, pool => {
+            bind_args!(sqlx::query_scalar::<_, i64>(&count_sql), &filter.args)
+                .fetch_one(pool)
+                .await
+                .map_err(StoreError::from)?
+        });
+        let window = PageWindow::new(page, u64::try_from(total).unwrap_or_default(), policy)?;
+        let mut select = Sql {
+            text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+            ..filter
+        };
+        select
+            .push(" ORDER BY t.id LIMIT ")
+            .arg(Arg::Int(to_i64(page.size)));
+        select.push(" OFFSET ").arg(Arg::Int(to_i64(page.offset())));
+        let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
+            bind_args!(sqlx::query_as::<_, R::Row>(&select.text), &select.args)
+                .fetch_all(pool)
+                .await
+                .map_err(StoreError::from)?
+        });
+        let render = scope.render();
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(|row| R::render(row, &render))
+                .collect(),
+            current_page: window.current_page,
+            next_page: window.next_page,
+            total_pages: window.total_pages,
+            total_items: window.total_items,
+        })
+    }
+
+    /// One record of resource `R` by id, logically deleted ones included; `None` when it does not exist or belongs
+    /// to another society.
+    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    pub async fn find<R: Resource>(
+        &self,
+        scope: &Scope,
+        id: i64,
+    ) -> Result<Option<R::Item>, StoreError> {
+        let spec = R::SPEC;
+        let mut sql = Sql {
+            text: format!("SELECT {} FROM {} WHERE t.id = ", spec.columns, spec.from),
+            args: vec![],
+        };
+        sql.arg(Arg::Int(id));
+        if spec.scoping == Scoping::Society {
+            sql.push(" AND t.society_id = ")
+                .arg(Arg::Int(scope.society_id()));
+        }
+        let row: Option<R::Row> = with_reader!(&self.db, pool => {
+            bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_optional(pool).await?
+        });
+        let render = scope.render();
+        Ok(row.map(|row| R::render(row, &render)))
+    }
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}

@@ -1,0 +1,161 @@
+//! Establishments: listed, read by id, created and logically deleted through v3.
+
+use wire::establishments::{Establishment, NewEstablishment};
+
+use super::Refusal;
+use crate::db::with_writer;
+use crate::{
+    now_millis, touch_society, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError,
+};
+
+/// One establishment row.
+#[derive(Debug, sqlx::FromRow)]
+pub struct EstablishmentRow {
+    id: i64,
+    farmer_id: i64,
+    name: String,
+    external_code: Option<String>,
+    active: bool,
+    created_at: i64,
+    updated_at: i64,
+    deleted_at: Option<i64>,
+}
+
+/// Unqualified, so the same list serves `SELECT`, and `RETURNING` (which SQLite allows only unqualified).
+const COLUMNS: &str =
+    "id, farmer_id, name, external_code, active, created_at, updated_at, deleted_at";
+
+/// `GET /api/v3/third_party/establishments[/{id}]`.
+pub struct Establishments;
+
+impl Resource for Establishments {
+    type Row = EstablishmentRow;
+    type Item = Establishment;
+    const SPEC: ListSpec = ListSpec {
+        name: "establishments",
+        from: "establishments t",
+        columns: COLUMNS,
+        scoping: Scoping::Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+    };
+
+    fn render(row: EstablishmentRow, render: &Render) -> Establishment {
+        Establishment {
+            id: row.id,
+            farmer_id: row.farmer_id,
+            name: row.name,
+            external_code: row.external_code,
+            active: row.active,
+            created_at: render.at(row.created_at),
+            updated_at: render.at(row.updated_at),
+            deleted_at: render.at_opt(row.deleted_at),
+        }
+    }
+}
+
+impl Store {
+    /// Creates an establishment of a live farmer of the caller's society.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn create_establishment(
+        &self,
+        scope: &Scope,
+        new: &NewEstablishment,
+    ) -> Result<Result<Establishment, Refusal>, StoreError> {
+        let name = new.name.trim();
+        if name.is_empty() {
+            return Ok(Err(Refusal::Blank("name")));
+        }
+        let society_id = scope.society_id();
+        let now = now_millis();
+        let row: Option<EstablishmentRow> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin().await?;
+            let farmer: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM farmers WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
+            )
+            .bind(society_id)
+            .bind(new.farmer_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if farmer.is_none() {
+                None
+            } else {
+                let row: EstablishmentRow = sqlx::query_as(&format!(
+                    "INSERT INTO establishments (society_id, farmer_id, name, external_code, active, created_at, \
+                     updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING {COLUMNS}"
+                ))
+                .bind(society_id)
+                .bind(new.farmer_id)
+                .bind(name)
+                .bind(new.external_code.as_deref().map(str::trim).filter(|c| !c.is_empty()))
+                .bind(new.active.unwrap_or(true))
+                .bind(now)
+                .fetch_one(&mut *tx)
+                .await?;
+                touch_society!(tx, society_id);
+                tx.commit().await?;
+                Some(row)
+            }
+        });
+        Ok(match row {
+            Some(row) => Ok(Establishments::render(row, &scope.render())),
+            None => Err(Refusal::UnknownReference {
+                field: "farmer_id",
+                id: new.farmer_id,
+            }),
+        })
+    }
+
+    /// Logically deletes an establishment. Deleting one already deleted answers it again, unchanged, so a retried
+    /// delete succeeds; one that still has live plots is refused, so no plot is orphaned.
+    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
+    pub async fn delete_establishment(
+        &self,
+        scope: &Scope,
+        id: i64,
+    ) -> Result<Result<Establishment, Refusal>, StoreError> {
+        let society_id = scope.society_id();
+        let now = now_millis();
+        let outcome: Result<EstablishmentRow, Refusal> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin().await?;
+            let current: Option<EstablishmentRow> =
+                sqlx::query_as(&format!("SELECT {COLUMNS} FROM establishments t WHERE t.society_id = $1 AND t.id = $2"))
+                    .bind(society_id)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            match current {
+                None => Err(Refusal::NotFound),
+                Some(row) if row.deleted_at.is_some() => Ok(row),
+                Some(_) => {
+                    let plots: i64 = sqlx::query_scalar(
+                        "SELECT COUNT(*) FROM plots WHERE society_id = $1 AND establishment_id = $2 AND deleted_at IS NULL",
+                    )
+                    .bind(society_id)
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if plots > 0 {
+                        Err(Refusal::HasDependants { resource: "plots", count: plots })
+                    } else {
+                        let row: EstablishmentRow = sqlx::query_as(&format!(
+                            "UPDATE establishments SET deleted_at = $3, updated_at = $3 \
+                             WHERE society_id = $1 AND id = $2 RETURNING {COLUMNS}"
+                        ))
+                        .bind(society_id)
+                        .bind(id)
+                        .bind(now)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        touch_society!(tx, society_id);
+                        tx.commit().await?;
+                        Ok(row)
+                    }
+                }
+            }
+        });
+        Ok(outcome.map(|row| Establishments::render(row, &scope.render())))
+    }
+}

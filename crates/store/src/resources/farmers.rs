@@ -1,0 +1,95 @@
+//! Farmers: read-only through the API, in a v2 and a v3 shape over one row.
+
+use wire::farmers::{FarmerV2, FarmerV3};
+
+use crate::{ListSpec, Render, Resource, Scoping};
+
+/// A farmer with its derived area.
+#[derive(Debug, sqlx::FromRow)]
+pub struct FarmerRow {
+    id: i64,
+    society_id: i64,
+    name: String,
+    lastname: Option<String>,
+    cuit: Option<String>,
+    observations: Option<String>,
+    external_code: Option<String>,
+    email: Option<String>,
+    phone_number: Option<String>,
+    active: bool,
+    created_at: i64,
+    updated_at: i64,
+    deleted_at: Option<i64>,
+    area: f64,
+}
+
+const SPEC: ListSpec = ListSpec {
+    name: "farmers",
+    from: "farmers t",
+    columns:
+        "t.id, t.society_id, t.name, t.lastname, t.cuit, t.observations, t.external_code, t.email, \
+              t.phone_number, t.active, t.created_at, t.updated_at, t.deleted_at, \
+              COALESCE((SELECT SUM(p.area) FROM plots p JOIN establishments e \
+                        ON e.society_id = p.society_id AND e.id = p.establishment_id \
+                        WHERE p.society_id = t.society_id AND e.farmer_id = t.id \
+                        AND p.deleted_at IS NULL AND e.deleted_at IS NULL), 0.0) AS area",
+    scoping: Scoping::Society,
+    created: Some("t.created_at"),
+    updated: Some("t.updated_at"),
+    deleted: Some("t.deleted_at"),
+    active: Some("t.active"),
+};
+
+/// `GET /api/v2/third_party/farmers`.
+pub struct FarmersV2;
+
+impl Resource for FarmersV2 {
+    type Row = FarmerRow;
+    type Item = FarmerV2;
+    const SPEC: ListSpec = SPEC;
+
+    fn render(row: FarmerRow, render: &Render) -> FarmerV2 {
+        FarmerV2 {
+            id: row.id,
+            society_id: row.society_id,
+            name: row.name,
+            lastname: row.lastname,
+            cuit: row.cuit,
+            observations: row.observations,
+            deleted_at: render.at_opt(row.deleted_at),
+            date_created: render.at(row.created_at),
+            date_modified: render.at(row.updated_at),
+            external_code: row.external_code,
+            email: row.email,
+            phone_number: row.phone_number,
+            area: domain::round_hectares(row.area),
+        }
+    }
+}
+
+/// `GET /api/v3/third_party/farmers`.
+pub struct FarmersV3;
+
+impl Resource for FarmersV3 {
+    type Row = FarmerRow;
+    type Item = FarmerV3;
+    const SPEC: ListSpec = SPEC;
+
+    fn render(row: FarmerRow, render: &Render) -> FarmerV3 {
+        FarmerV3 {
+            id: row.id,
+            name: row.name,
+            lastname: row.lastname,
+            cuit: row.cuit,
+            observations: row.observations,
+            external_code: row.external_code,
+            email: row.email,
+            phone_number: row.phone_number,
+            area: domain::round_hectares(row.area),
+            active: row.active,
+            created_at: render.at(row.created_at),
+            updated_at: render.at(row.updated_at),
+            deleted_at: render.at_opt(row.deleted_at),
+        }
+    }
+}

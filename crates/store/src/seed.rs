@@ -1,0 +1,588 @@
+//! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
+//! establishments and plots that look like each country's farm businesses. The same options always give the same
+//! data, ids included, on either backend.
+
+use chrono::{TimeZone, Utc};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::admin::{AdminError, NewUser};
+use crate::auth::API_ROLE;
+use crate::db::{with_reader, with_writer};
+use crate::{touch_society, Store};
+
+/// A demo account, listed in the README.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoAccount {
+    /// Country code of its society.
+    pub country: &'static str,
+    /// Login email.
+    pub email: &'static str,
+    /// Password.
+    pub password: &'static str,
+    /// Whether it holds `api_integrated`.
+    pub api_role: bool,
+    /// First name.
+    pub name: &'static str,
+    /// Last name.
+    pub lastname: &'static str,
+}
+
+/// The demo accounts: one integrator per society, and an Argentine agronomist without the API role.
+pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
+    DemoAccount {
+        country: "AR",
+        email: "integrador@lapampa.com.ar",
+        password: "LaPampa-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "AR",
+        email: "agronoma@lapampa.com.ar",
+        password: "LaPampa-2026",
+        api_role: false,
+        name: "Lucía",
+        lastname: "Fernández",
+    },
+    DemoAccount {
+        country: "BR",
+        email: "integrador@fazendacerrado.com.br",
+        password: "Cerrado-2026",
+        api_role: true,
+        name: "Integração",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "MX",
+        email: "integrador@agricolabajio.com.mx",
+        password: "Bajio-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+];
+
+/// How much demo data to make.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoOptions {
+    /// Multiplies every society's farmers (and so everything under them); 1 is the laptop demo.
+    pub scale: u32,
+    /// Farmers per society at scale 1.
+    pub farmers: u32,
+    /// The random seed; the same seed gives the same data.
+    pub seed: u64,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        Self {
+            scale: 1,
+            farmers: 120,
+            seed: 20_260_101,
+        }
+    }
+}
+
+/// What the seed made.
+#[derive(Debug, Clone, Default)]
+pub struct DemoSummary {
+    /// Societies created, with their ids and countries.
+    pub societies: Vec<(i64, &'static str, &'static str)>,
+    /// Farmers created.
+    pub farmers: u64,
+    /// Establishments created.
+    pub establishments: u64,
+    /// Plots created.
+    pub plots: u64,
+}
+
+struct CountryData {
+    code: &'static str,
+    legal_name: &'static str,
+    first_names: &'static [&'static str],
+    last_names: &'static [&'static str],
+    companies: &'static [&'static str],
+    establishments: &'static [&'static str],
+    plot_prefix: &'static str,
+    plot_area: (f64, f64),
+    phone: fn(&mut StdRng) -> String,
+    tax_id: fn(&mut StdRng, bool) -> String,
+    email_domain: &'static str,
+}
+
+const COUNTRIES: &[CountryData] = &[
+    CountryData {
+        code: "AR",
+        legal_name: "Agropecuaria La Pampa S.A.",
+        first_names: &[
+            "Martín",
+            "Juan Pablo",
+            "Gustavo",
+            "Carlos",
+            "Roberto",
+            "María José",
+            "Silvina",
+            "Diego",
+            "Hernán",
+            "Agustina",
+            "Ricardo",
+            "Laura",
+        ],
+        last_names: &[
+            "Gómez",
+            "Rodríguez",
+            "Fernández",
+            "López",
+            "Martínez",
+            "Pereyra",
+            "Sosa",
+            "Giménez",
+            "Bianchi",
+            "Ferrari",
+            "Etcheverry",
+            "Larrañaga",
+        ],
+        companies: &[
+            "Don Julio S.A.",
+            "Los Caldenes S.R.L.",
+            "Agro Santa Rosa S.A.",
+            "El Ombú Agropecuaria S.A.",
+            "La Celina S.C.A.",
+            "Hermanos Bianchi S.H.",
+        ],
+        establishments: &[
+            "La Esperanza",
+            "San José",
+            "El Ombú",
+            "Los Álamos",
+            "La Carolina",
+            "Santa Rosa",
+            "El Recuerdo",
+            "La Porteña",
+            "Don Ángel",
+            "Las Acacias",
+            "El Caldén",
+            "La Margarita",
+        ],
+        plot_prefix: "Lote",
+        plot_area: (25.0, 160.0),
+        phone: |rng| {
+            format!(
+                "+54 9 2954 {:02}-{:04}",
+                rng.gen_range(40..80),
+                rng.gen_range(0..10_000)
+            )
+        },
+        tax_id: |rng, company| cuit(rng, company),
+        email_domain: "campo.com.ar",
+    },
+    CountryData {
+        code: "BR",
+        legal_name: "Fazenda Cerrado Agronegócios Ltda.",
+        first_names: &[
+            "João",
+            "José",
+            "Antônio",
+            "Francisco",
+            "Carlos",
+            "Ana Paula",
+            "Mariana",
+            "Luiz",
+            "Rafael",
+            "Fernanda",
+            "Paulo",
+            "Juliana",
+        ],
+        last_names: &[
+            "Silva",
+            "Santos",
+            "Oliveira",
+            "Souza",
+            "Pereira",
+            "Costa",
+            "Rodrigues",
+            "Almeida",
+            "Nascimento",
+            "Carvalho",
+            "Ribeiro",
+            "Schneider",
+        ],
+        companies: &[
+            "Agropecuária Boa Vista Ltda.",
+            "Grãos do Cerrado S.A.",
+            "Fazendas Reunidas Ltda.",
+            "Agro Rio Verde Ltda.",
+            "Sementes Planalto S.A.",
+        ],
+        establishments: &[
+            "Fazenda Santa Luzia",
+            "Fazenda Boa Vista",
+            "Fazenda São João",
+            "Fazenda Três Irmãos",
+            "Fazenda Água Limpa",
+            "Fazenda Rio Verde",
+            "Fazenda Santa Helena",
+            "Fazenda Bela Vista",
+            "Sítio Esperança",
+            "Fazenda Pontal",
+        ],
+        plot_prefix: "Talhão",
+        plot_area: (60.0, 420.0),
+        phone: |rng| {
+            format!(
+                "+55 64 9{:04}-{:04}",
+                rng.gen_range(1000..10_000),
+                rng.gen_range(0..10_000)
+            )
+        },
+        tax_id: |rng, company| if company { cnpj(rng) } else { cpf(rng) },
+        email_domain: "fazenda.com.br",
+    },
+    CountryData {
+        code: "MX",
+        legal_name: "Agrícola del Bajío S.A. de C.V.",
+        first_names: &[
+            "José Luis",
+            "Juan",
+            "Miguel Ángel",
+            "Francisco",
+            "Alejandro",
+            "Guadalupe",
+            "María Elena",
+            "Jesús",
+            "Rosa María",
+            "Arturo",
+            "Fernando",
+            "Verónica",
+        ],
+        last_names: &[
+            "Hernández",
+            "García",
+            "Martínez",
+            "López",
+            "González",
+            "Pérez",
+            "Rodríguez",
+            "Sánchez",
+            "Ramírez",
+            "Cruz",
+            "Flores",
+            "Villaseñor",
+        ],
+        companies: &[
+            "Agroindustrias San Isidro S.A. de C.V.",
+            "Granos del Bajío S.P.R. de R.L.",
+            "Productores Unidos de Celaya S.P.R.",
+            "Hortalizas La Loma S.A. de C.V.",
+        ],
+        establishments: &[
+            "Rancho El Mezquite",
+            "Rancho San Isidro",
+            "Rancho La Loma",
+            "Rancho Santa Fe",
+            "Ejido San Miguel",
+            "Rancho El Sabino",
+            "Rancho Los Pinos",
+            "Rancho La Huerta",
+        ],
+        plot_prefix: "Parcela",
+        plot_area: (4.0, 45.0),
+        phone: |rng| {
+            format!(
+                "+52 461 {:03} {:04}",
+                rng.gen_range(100..1000),
+                rng.gen_range(0..10_000)
+            )
+        },
+        tax_id: |rng, company| rfc(rng, company),
+        email_domain: "agro.com.mx",
+    },
+];
+
+/// An Argentine CUIT with a valid check digit: 30 for companies, 20 or 27 for people.
+fn cuit(rng: &mut StdRng, company: bool) -> String {
+    let prefix = if company {
+        30
+    } else if rng.gen_bool(0.5) {
+        20
+    } else {
+        27
+    };
+    let body: u64 = rng.gen_range(10_000_000..40_000_000);
+    let digits: Vec<u32> = format!("{prefix}{body:08}")
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .collect();
+    let weights = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
+    let sum: u32 = digits.iter().zip(weights).map(|(d, w)| d * w).sum();
+    let check = match 11 - sum % 11 {
+        11 => 0,
+        10 => 9,
+        other => other,
+    };
+    format!("{prefix}-{body:08}-{check}")
+}
+
+fn mod11_digit(digits: &[u32], weights: impl Iterator<Item = u32>) -> u32 {
+    let sum: u32 = digits.iter().zip(weights).map(|(d, w)| d * w).sum();
+    match sum % 11 {
+        0 | 1 => 0,
+        rest => 11 - rest,
+    }
+}
+
+/// A Brazilian CPF with valid check digits.
+fn cpf(rng: &mut StdRng) -> String {
+    let mut digits: Vec<u32> = (0..9).map(|_| rng.gen_range(0..10)).collect();
+    let first = mod11_digit(&digits, (2..=10).rev());
+    digits.push(first);
+    let second = mod11_digit(&digits, (2..=11).rev());
+    digits.push(second);
+    let d: String = digits
+        .iter()
+        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
+        .collect();
+    format!("{}.{}.{}-{}", &d[0..3], &d[3..6], &d[6..9], &d[9..11])
+}
+
+/// A Brazilian CNPJ (head office, 0001) with valid check digits.
+fn cnpj(rng: &mut StdRng) -> String {
+    let mut digits: Vec<u32> = (0..8).map(|_| rng.gen_range(0..10)).collect();
+    digits.extend([0, 0, 0, 1]);
+    let weights = |n: usize| {
+        [6u32, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+            .into_iter()
+            .skip(13 - n)
+    };
+    let first = mod11_digit(&digits, weights(12));
+    digits.push(first);
+    let second = mod11_digit(&digits, weights(13));
+    digits.push(second);
+    let d: String = digits
+        .iter()
+        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
+        .collect();
+    format!(
+        "{}.{}.{}/{}-{}",
+        &d[0..2],
+        &d[2..5],
+        &d[5..8],
+        &d[8..12],
+        &d[12..14]
+    )
+}
+
+/// A plausible Mexican RFC: 3 letters for companies, 4 for people, a date and a homoclave.
+fn rfc(rng: &mut StdRng, company: bool) -> String {
+    const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNPQRSTUVWXYZ0123456789";
+    let letters = if company { 3 } else { 4 };
+    let mut rfc: String = (0..letters)
+        .map(|_| char::from(LETTERS[rng.gen_range(0..LETTERS.len())]))
+        .collect();
+    rfc.push_str(&format!(
+        "{:02}{:02}{:02}",
+        rng.gen_range(50..100),
+        rng.gen_range(1..13),
+        rng.gen_range(1..29)
+    ));
+    rfc.extend((0..3).map(|_| char::from(ALNUM[rng.gen_range(0..ALNUM.len())])));
+    rfc
+}
+
+fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> &'a T {
+    &items[rng.gen_range(0..items.len())]
+}
+
+fn slug(text: &str) -> String {
+    let folded: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' => 'a',
+            'é' | 'ê' => 'e',
+            'í' => 'i',
+            'ó' | 'ô' | 'õ' => 'o',
+            'ú' | 'ü' => 'u',
+            'ñ' => 'n',
+            'ç' => 'c',
+            c if c.is_ascii_alphanumeric() => c,
+            _ => '.',
+        })
+        .collect();
+    folded
+        .split('.')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Whether the database already holds any society (the demo does not seed twice).
+pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
+    let count: i64 = with_reader!(&store.db, pool => {
+        sqlx::query_scalar("SELECT COUNT(*) FROM societies").fetch_one(pool).await?
+    });
+    Ok(count > 0)
+}
+
+/// Seeds the demo data into an empty database.
+pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, AdminError> {
+    if is_seeded(store).await? {
+        return Err(AdminError::Invalid(
+            "the database already holds data; the demo seeds only an empty one".into(),
+        ));
+    }
+    let mut rng = StdRng::seed_from_u64(options.seed);
+    let mut summary = DemoSummary::default();
+    // A fixed origin keeps the data identical from run to run; records are spread over the following months.
+    let origin = Utc
+        .with_ymd_and_hms(2025, 6, 2, 11, 0, 0)
+        .single()
+        .map_or(0, |t| t.timestamp_millis());
+    let minute = 60_000;
+    for country in COUNTRIES {
+        let society_id = store
+            .admin()
+            .create_society(country.legal_name, country.code, None)
+            .await?;
+        summary
+            .societies
+            .push((society_id, country.code, country.legal_name));
+        let mut field_user = None;
+        for account in DEMO_ACCOUNTS.iter().filter(|a| a.country == country.code) {
+            let roles = if account.api_role {
+                vec![API_ROLE.to_owned()]
+            } else {
+                vec!["agronomist".to_owned()]
+            };
+            let id = store
+                .admin()
+                .create_user(&NewUser {
+                    society_id,
+                    email: account.email.into(),
+                    name: account.name.into(),
+                    lastname: Some(account.lastname.into()),
+                    password: account.password.into(),
+                    roles,
+                })
+                .await?;
+            if field_user.is_none() || !account.api_role {
+                field_user = Some(id);
+            }
+        }
+        let farmers = options.farmers.saturating_mul(options.scale.max(1));
+        let mut clock = origin;
+        with_writer!(&store.db, pool => {
+            let mut tx = pool.begin().await?;
+            for f in 0..farmers {
+                clock += minute * rng.gen_range(1..90);
+                let company = rng.gen_bool(0.35);
+                let (name, lastname) = if company {
+                    ((*pick(&mut rng, country.companies)).to_owned(), None)
+                } else {
+                    ((*pick(&mut rng, country.first_names)).to_owned(), Some((*pick(&mut rng, country.last_names)).to_owned()))
+                };
+                let email = format!("{}.{}@{}", slug(&name), slug(lastname.as_deref().unwrap_or("adm")), country.email_domain);
+                let farmer_id: i64 = sqlx::query_scalar(
+                    "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
+                     phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
+                )
+                .bind(society_id)
+                .bind(&name)
+                .bind(&lastname)
+                .bind((country.tax_id)(&mut rng, company))
+                .bind(rng.gen_bool(0.2).then_some("Cliente desde 2015"))
+                .bind(format!("PROD-{:05}", f + 1))
+                .bind(email)
+                .bind((country.phone)(&mut rng))
+                .bind(clock)
+                .fetch_one(&mut *tx)
+                .await?;
+                summary.farmers += 1;
+                for _ in 0..rng.gen_range(1..=4) {
+                    clock += minute * rng.gen_range(1..30);
+                    summary.establishments += 1;
+                    let establishment_id: i64 = sqlx::query_scalar(
+                        "INSERT INTO establishments (society_id, farmer_id, name, external_code, created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
+                    )
+                    .bind(society_id)
+                    .bind(farmer_id)
+                    .bind(*pick(&mut rng, country.establishments))
+                    .bind(format!("EST-{:05}", summary.establishments))
+                    .bind(clock)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    for p in 0..rng.gen_range(2..=8) {
+                        clock += minute * rng.gen_range(1..5);
+                        summary.plots += 1;
+                        let area = (rng.gen_range(country.plot_area.0..country.plot_area.1) * 100.0).round() / 100.0;
+                        sqlx::query(
+                            "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, \
+                             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+                        )
+                        .bind(society_id)
+                        .bind(establishment_id)
+                        .bind(format!("{} {}", country.plot_prefix, p + 1))
+                        .bind(area)
+                        .bind(format!("LOT-{:06}", summary.plots))
+                        .bind(field_user)
+                        .bind(clock)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
+            }
+            touch_society!(tx, society_id);
+            tx.commit().await?;
+        });
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuits_carry_a_valid_check_digit() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for _ in 0..50 {
+            let cuit = cuit(&mut rng, false);
+            let digits: Vec<u32> = cuit.chars().filter_map(|c| c.to_digit(10)).collect();
+            let weights = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
+            let sum: u32 = digits[..10].iter().zip(weights).map(|(d, w)| d * w).sum();
+            let expected = match 11 - sum % 11 {
+                11 => 0,
+                10 => 9,
+                other => other,
+            };
+            assert_eq!(digits[10], expected, "{cuit}");
+        }
+    }
+
+    #[test]
+    fn a_known_cpf_check_is_reproduced() {
+        // 111.444.777-35 is the textbook example of a valid CPF.
+        let digits = [1, 1, 1, 4, 4, 4, 7, 7, 7];
+        assert_eq!(mod11_digit(&digits, (2..=10).rev()), 3);
+        let with_first = [1, 1, 1, 4, 4, 4, 7, 7, 7, 3];
+        assert_eq!(mod11_digit(&with_first, (2..=11).rev()), 5);
+    }
+
+    #[test]
+    fn slugs_are_ascii() {
+        assert_eq!(slug("María José Larrañaga"), "maria.jose.larranaga");
+        assert_eq!(slug("Agro Santa Rosa S.A."), "agro.santa.rosa.s.a");
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_ids() {
+        let mut a = StdRng::seed_from_u64(1);
+        let mut b = StdRng::seed_from_u64(1);
+        assert_eq!(cuit(&mut a, true), cuit(&mut b, true));
+        assert_eq!(rfc(&mut a, false), rfc(&mut b, false));
+    }
+}

@@ -1,0 +1,117 @@
+//! `tranquera demo`: the sandbox an integrator runs on a laptop. An embedded SQLite file, migrated and seeded with
+//! deterministic demo data on first run, reused on later runs (or rebuilt with `--reset`), and the fixed demo
+//! accounts printed at start.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use clap::Args;
+use server::Application;
+use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
+
+use crate::settings::{connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+
+/// Flags of `tranquera demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The demo database; deliberately not read from DATABASE_URL, so a demo never touches a production database.
+    #[arg(long = "database", default_value = "sqlite://tranquera-demo.sqlite")]
+    database: String,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Delete the demo database first and seed it anew.
+    #[arg(long)]
+    reset: bool,
+    /// Multiply the demo data (farmers, and everything under them) for load tests.
+    #[arg(long, default_value_t = 1)]
+    scale: u32,
+    #[command(flatten)]
+    auth: AuthArgs,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+/// Prepares the demo database and serves it.
+pub async fn run(args: DemoArgs) -> Result<(), Failure> {
+    init_logging(args.http.log_json);
+    if args.reset {
+        reset(&args.database)?;
+    }
+    let database = DatabaseArgs {
+        url: args.database.clone(),
+        db_max_connections: 16,
+        db_acquire_timeout: 5,
+    };
+    let store = connect(&database, Some(&args.auth)).await?;
+    store.migrate().await?;
+    if seed::is_seeded(&store).await? {
+        println!(
+            "Reusing the demo data in {} (--reset rebuilds it).",
+            args.database
+        );
+    } else {
+        println!("Seeding demo data (scale {})…", args.scale);
+        let summary = seed::demo(
+            &store,
+            &DemoOptions {
+                scale: args.scale,
+                ..DemoOptions::default()
+            },
+        )
+        .await?;
+        for (id, country, name) in &summary.societies {
+            println!("  society {id}: {name} ({country})");
+        }
+        println!(
+            "  {} farmers, {} establishments, {} plots",
+            summary.farmers, summary.establishments, summary.plots
+        );
+    }
+    let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
+    print_banner(app.local_addr()?, &args.http.header_token);
+    app.run_until_stopped().await?;
+    store.close().await;
+    Ok(())
+}
+
+/// Deletes a SQLite demo database and its WAL files; refuses anything else.
+fn reset(url: &str) -> Result<(), Failure> {
+    let path = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .ok_or("--reset only deletes SQLite demo databases; drop a PostgreSQL database yourself")?;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = format!("{path}{suffix}");
+        if Path::new(&file).exists() {
+            std::fs::remove_file(&file)?;
+        }
+    }
+    Ok(())
+}
+
+fn print_banner(address: SocketAddr, token: &str) {
+    let base = format!("http://{address}");
+    println!("\nTranquera demo: the integration API is at {base}");
+    println!("Every call needs the header X-{token}-SYSTEM-ID: 8.\n");
+    println!("Demo accounts:");
+    for account in DEMO_ACCOUNTS {
+        let role = if account.api_role {
+            "api_integrated"
+        } else {
+            "no API role (login refused with 403)"
+        };
+        println!(
+            "  {}  {:<36} {:<14} {role}",
+            account.country, account.email, account.password
+        );
+    }
+    if let Some(first) = DEMO_ACCOUNTS.first() {
+        println!("\nTry:");
+        println!(
+            "  curl -s -X POST {base}/api/v2/login -H 'Content-Type: application/json' -H 'X-{token}-SYSTEM-ID: 8' \\\n    -d '{{\"email\":\"{}\",\"password\":\"{}\"}}'",
+            first.email, first.password
+        );
+    }
+    println!("\nCtrl-C stops the server; the data stays for the next run.");
+}

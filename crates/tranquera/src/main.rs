@@ -1,0 +1,53 @@
+//! The `tranquera` command: the integration API as a demo sandbox, a production server, and its operator tools.
+//!
+//! # Layout
+//! - `settings`: the flags (and environment variables) the subcommands share.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`.
+
+mod admin;
+mod demo;
+mod migrate;
+mod serve;
+mod settings;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The third-party integration API of the agricultural management platform.
+#[derive(Debug, Parser)]
+#[command(name = "tranquera", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the API on a local SQLite file with realistic demo data and documented credentials.
+    Demo(demo::DemoArgs),
+    /// Run the API in production, on PostgreSQL or SQLite; migrations are applied at start.
+    Serve(serve::ServeArgs),
+    /// Apply pending migrations and exit.
+    Migrate(migrate::MigrateArgs),
+    /// Create what the API does not: societies, users, farmers, API keys; revoke tokens.
+    Admin(admin::AdminArgs),
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Demo(args) => demo::run(args).await,
+        Command::Serve(args) => serve::run(args).await,
+        Command::Migrate(args) => migrate::run(args).await,
+        Command::Admin(args) => admin::run(args).await,
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("tranquera: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

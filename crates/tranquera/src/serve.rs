@@ -1,0 +1,36 @@
+//! `tranquera serve`: the production server. Migrates at start (several processes may start at once: migrations
+//! serialise on an advisory lock) and serves until SIGTERM.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+use server::Application;
+
+use crate::settings::{connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+
+/// Flags of `tranquera serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    #[command(flatten)]
+    auth: AuthArgs,
+    #[command(flatten)]
+    http: HttpArgs,
+    /// Address to listen on.
+    #[arg(long, env = "TRANQUERA_LISTEN", default_value = "0.0.0.0:8080")]
+    listen: SocketAddr,
+}
+
+/// Runs the server.
+pub async fn run(args: ServeArgs) -> Result<(), Failure> {
+    init_logging(args.http.log_json);
+    let store = connect(&args.database, Some(&args.auth)).await?;
+    let applied = store.migrate().await?;
+    tracing::info!(applied, dialect = ?store.dialect(), "database ready");
+    let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
+    tracing::info!(address = %app.local_addr()?, "serving the integration API");
+    app.run_until_stopped().await?;
+    store.close().await;
+    Ok(())
+}

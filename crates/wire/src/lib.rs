@@ -1,0 +1,19 @@
+//! The wire shapes of the integration API: every request and response body, per generation, exactly as the
+//! specification names its fields.
+//!
+//! This crate depends on nothing of ours and on no I/O, so the SDK can use it without pulling in a database driver.
+//!
+//! # Layout
+//! - [`time`]: the two timestamp renderings the API uses (ISO 8601 with offset, and the v2 plot's plain form).
+//! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
+//! - [`auth`]: login and refresh.
+//! - [`farmers`], [`establishments`]: master data resources.
+
+pub mod auth;
+pub mod envelope;
+pub mod establishments;
+pub mod farmers;
+pub mod time;
+
+pub use envelope::{ErrorBody, ErrorDetail, Page};
+pub use time::{PlainTimestamp, Timestamp};
