@@ -57,9 +57,7 @@ pub const COUNTRIES: &[Country] = &[
 
 /// The country with this code (case-insensitive), if the platform operates there.
 pub fn country(code: &str) -> Option<&'static Country> {
-    COUNTRIES
-        .iter()
-        .find(|c| c.code.eq_ignore_ascii_case(code.trim()))
+    COUNTRIES.iter().find(|c| c.code.eq_ignore_ascii_case(code.trim()))
 }
 
 #[cfg(test)]

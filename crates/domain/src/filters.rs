@@ -96,10 +96,7 @@ pub struct AuditFilters {
 
 impl AuditFilters {
     /// Parses the filters of `generation` from a lookup of raw query values.
-    pub fn parse<'a>(
-        generation: Generation,
-        query: impl Fn(&str) -> Option<&'a str>,
-    ) -> Result<Self, FilterError> {
+    pub fn parse<'a>(generation: Generation, query: impl Fn(&str) -> Option<&'a str>) -> Result<Self, FilterError> {
         let names = generation.audit_names();
         let other = generation.other().audit_names();
         for (sent, expected) in [
@@ -111,11 +108,7 @@ impl AuditFilters {
                 return Err(FilterError::WrongGeneration { sent, expected });
             }
         }
-        let date = |param: &'static str| {
-            query(param)
-                .map(|value| parse_filter_date(param, value))
-                .transpose()
-        };
+        let date = |param: &'static str| query(param).map(|value| parse_filter_date(param, value)).transpose();
         Ok(Self {
             created_from: date(names.created)?,
             updated_from: date(names.updated)?,
@@ -168,12 +161,7 @@ mod tests {
     use chrono::TimeZone;
 
     fn query<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> + 'a {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(key, _)| *key == name)
-                .map(|(_, value)| *value)
-        }
+        move |name| pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| *value)
     }
 
     #[test]
@@ -188,10 +176,7 @@ mod tests {
 
     #[test]
     fn v2_uses_its_own_names() {
-        let filters = AuditFilters::parse(
-            Generation::V2,
-            query(&[("deleted_from", "2024-03-01T00:00:00+00:00")]),
-        );
+        let filters = AuditFilters::parse(Generation::V2, query(&[("deleted_from", "2024-03-01T00:00:00+00:00")]));
         assert_eq!(filters.map(|f| f.deleted_from.is_some()), Ok(true));
     }
 
@@ -229,14 +214,8 @@ mod tests {
     #[test]
     fn an_unencoded_plus_and_zulu_are_understood() {
         let expected = Utc.with_ymd_and_hms(2024, 3, 1, 0, 0, 0).single();
-        assert_eq!(
-            parse_filter_date("x", "2024-03-01T00:00:00 00:00").ok(),
-            expected
-        );
-        assert_eq!(
-            parse_filter_date("x", "2024-03-01T00:00:00Z").ok(),
-            expected
-        );
+        assert_eq!(parse_filter_date("x", "2024-03-01T00:00:00 00:00").ok(), expected);
+        assert_eq!(parse_filter_date("x", "2024-03-01T00:00:00Z").ok(), expected);
     }
 
     #[test]

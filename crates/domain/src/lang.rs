@@ -25,11 +25,7 @@ impl Lang {
             let mut parts = entry.trim().split(';');
             let tag = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
             let weight = parts
-                .find_map(|p| {
-                    p.trim()
-                        .strip_prefix("q=")
-                        .and_then(|q| q.parse::<f32>().ok())
-                })
+                .find_map(|p| p.trim().strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()))
                 .unwrap_or(1.0);
             let primary = tag.split('-').next().unwrap_or_default();
             let lang = match primary {

@@ -90,11 +90,7 @@ pub struct PageWindow {
 
 impl PageWindow {
     /// Places `request` within a result of `total_items` rows, refusing a page past the last.
-    pub fn new(
-        request: PageRequest,
-        total_items: u64,
-        policy: NextPagePolicy,
-    ) -> Result<Self, PageError> {
+    pub fn new(request: PageRequest, total_items: u64, policy: NextPagePolicy) -> Result<Self, PageError> {
         let total_pages = total_items.div_ceil(request.size).max(1);
         if request.page > total_pages {
             return Err(PageError::PastLastPage {
@@ -144,13 +140,7 @@ mod tests {
     #[test]
     fn the_second_page_of_an_empty_list_does_not_exist() {
         let window = PageWindow::new(request(2, 100), 0, NextPagePolicy::Null);
-        assert_eq!(
-            window,
-            Err(PageError::PastLastPage {
-                requested: 2,
-                last: 1
-            })
-        );
+        assert_eq!(window, Err(PageError::PastLastPage { requested: 2, last: 1 }));
     }
 
     #[test]
@@ -181,14 +171,8 @@ mod tests {
 
     #[test]
     fn page_and_size_are_checked() {
-        assert_eq!(
-            PageRequest::parse(None, None),
-            Ok(request(1, DEFAULT_PAGE_SIZE))
-        );
-        assert_eq!(
-            PageRequest::parse(Some("4"), Some("20")),
-            Ok(request(4, 20))
-        );
+        assert_eq!(PageRequest::parse(None, None), Ok(request(1, DEFAULT_PAGE_SIZE)));
+        assert_eq!(PageRequest::parse(Some("4"), Some("20")), Ok(request(4, 20)));
         assert!(matches!(
             PageRequest::parse(Some("0"), None),
             Err(PageError::InvalidPage(_))

@@ -18,11 +18,7 @@ use crate::AppState;
 pub const INTEGRATOR_SYSTEM_ID: &str = "8";
 
 /// Renders error responses as the envelope, in the language `Accept-Language` prefers.
-pub async fn render_errors(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn render_errors(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let lang = Lang::negotiate(
         request
             .headers()
@@ -51,29 +47,20 @@ pub async fn render_errors(
     let body = ErrorBody::new(report.code, report.msg.text(lang));
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     let (mut parts, _) = response.into_parts();
-    parts.headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    parts
+        .headers
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(bytes))
 }
 
 /// Refuses any API call without `X-SVC-SYSTEM-ID: 8` (the token configurable).
-pub async fn require_system_id(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn require_system_id(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let header_name = &state.headers.system_id;
     match request.headers().get(header_name) {
-        None => ApiError::unauthorized(Msg::MissingSystemId(
-            state.headers.system_id_display.clone(),
-        ))
-        .into_response(),
+        None => ApiError::unauthorized(Msg::MissingSystemId(state.headers.system_id_display.clone())).into_response(),
         Some(value) if value.as_bytes().trim_ascii() != INTEGRATOR_SYSTEM_ID.as_bytes() => {
-            ApiError::unauthorized(Msg::WrongSystemId(state.headers.system_id_display.clone()))
-                .into_response()
+            ApiError::unauthorized(Msg::WrongSystemId(state.headers.system_id_display.clone())).into_response()
         }
         Some(_) => next.run(request).await,
     }

@@ -90,10 +90,9 @@ impl ApiError {
     pub fn refusal(refusal: Refusal, resource: &'static str, id: impl ToString) -> Self {
         match refusal {
             Refusal::Blank(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::Blank(field)),
-            Refusal::UnknownReference { field, id } => Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Msg::UnknownReference { field, id },
-            ),
+            Refusal::UnknownReference { field, id } => {
+                Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::UnknownReference { field, id })
+            }
             Refusal::NotFound => Self::not_found(resource, id),
             Refusal::HasDependants { resource, count } => {
                 Self::new(StatusCode::CONFLICT, Msg::HasDependants { resource, count })
@@ -121,16 +120,10 @@ impl From<PageError> for ApiError {
     fn from(error: PageError) -> Self {
         match error {
             PageError::InvalidPage(value) => Self::bad_request(Msg::InvalidPage(value)),
-            PageError::InvalidSize(value) => {
-                Self::bad_request(Msg::InvalidSize(value, domain::page::MAX_PAGE_SIZE))
+            PageError::InvalidSize(value) => Self::bad_request(Msg::InvalidSize(value, domain::page::MAX_PAGE_SIZE)),
+            PageError::PastLastPage { requested, last } => {
+                Self::new(StatusCode::NOT_FOUND, Msg::PageNotFound { page: requested, last })
             }
-            PageError::PastLastPage { requested, last } => Self::new(
-                StatusCode::NOT_FOUND,
-                Msg::PageNotFound {
-                    page: requested,
-                    last,
-                },
-            ),
         }
     }
 }
@@ -159,10 +152,7 @@ impl IntoResponse for ApiError {
             }
         }
         let code = self.code.unwrap_or_else(|| i64::from(self.status.as_u16()));
-        response.extensions_mut().insert(ErrorReport {
-            code,
-            msg: self.msg,
-        });
+        response.extensions_mut().insert(ErrorReport { code, msg: self.msg });
         response
     }
 }

@@ -43,11 +43,7 @@ where
         let token = header
             .to_str()
             .ok()
-            .and_then(|value| {
-                value
-                    .strip_prefix("Bearer ")
-                    .or_else(|| value.strip_prefix("bearer "))
-            })
+            .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
             .map(str::trim)
             .filter(|token| !token.is_empty())
             .ok_or(ApiError::unauthorized(Msg::InvalidToken))?;
@@ -97,17 +93,14 @@ impl<S: Send + Sync, G: Gen> FromRequestParts<S> for ListQuery<G> {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let Query(params) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
-            .map_err(|rejection| {
-                ApiError::bad_request(Msg::MalformedQuery(rejection.body_text()))
-            })?;
+            .map_err(|rejection| ApiError::bad_request(Msg::MalformedQuery(rejection.body_text())))?;
         let get = |name: &str| params.get(name).map(String::as_str);
         let size = match G::GENERATION {
             Generation::V3 => get("size"),
             Generation::V2 => None,
         };
         let page = PageRequest::parse(get("page"), size)?;
-        let filters =
-            AuditFilters::parse(G::GENERATION, |name| params.get(name).map(String::as_str))?;
+        let filters = AuditFilters::parse(G::GENERATION, |name| params.get(name).map(String::as_str))?;
         Ok(Self {
             page,
             filters,
@@ -139,15 +132,13 @@ where
                 let mime = mime.trim().to_ascii_lowercase();
                 mime == "application/json" || mime.ends_with("+json")
             });
-        let bytes = Bytes::from_request(request, state)
-            .await
-            .map_err(|rejection| {
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(limit))
-                } else {
-                    ApiError::bad_request(Msg::MalformedBody(rejection.body_text()))
-                }
-            })?;
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(limit))
+            } else {
+                ApiError::bad_request(Msg::MalformedBody(rejection.body_text()))
+            }
+        })?;
         if bytes.trim_ascii().is_empty() {
             return Err(ApiError::bad_request(Msg::MissingBody));
         }
@@ -182,6 +173,5 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
 
 /// A record id from the path; anything that is not an integer names no record, so it is a 404 of `resource`.
 pub fn parse_id(raw: &str, resource: &'static str) -> Result<i64, ApiError> {
-    raw.parse::<i64>()
-        .map_err(|_| ApiError::not_found(resource, raw))
+    raw.parse::<i64>().map_err(|_| ApiError::not_found(resource, raw))
 }

@@ -87,39 +87,21 @@ impl Msg {
             (Msg::WrongSystemId(h), En) => {
                 format!("The {h} header must be 8 (third-party integrator system).")
             }
-            (Msg::MissingToken, Es) => {
-                "Falta el token de acceso: envíe Authorization: Bearer <token>.".into()
-            }
-            (Msg::MissingToken, Pt) => {
-                "Falta o token de acesso: envie Authorization: Bearer <token>.".into()
-            }
-            (Msg::MissingToken, En) => {
-                "The access token is missing: send Authorization: Bearer <token>.".into()
-            }
+            (Msg::MissingToken, Es) => "Falta el token de acceso: envíe Authorization: Bearer <token>.".into(),
+            (Msg::MissingToken, Pt) => "Falta o token de acesso: envie Authorization: Bearer <token>.".into(),
+            (Msg::MissingToken, En) => "The access token is missing: send Authorization: Bearer <token>.".into(),
             (Msg::InvalidToken, Es) => "El token de acceso es inválido o expiró.".into(),
             (Msg::InvalidToken, Pt) => "O token de acesso é inválido ou expirou.".into(),
             (Msg::InvalidToken, En) => "The access token is invalid or has expired.".into(),
-            (Msg::Forbidden, Es) => {
-                "El usuario no tiene permisos suficientes (rol api_integrated).".into()
-            }
-            (Msg::Forbidden, Pt) => {
-                "O usuário não tem permissões suficientes (papel api_integrated).".into()
-            }
-            (Msg::Forbidden, En) => {
-                "The user lacks the required permission (role api_integrated).".into()
-            }
+            (Msg::Forbidden, Es) => "El usuario no tiene permisos suficientes (rol api_integrated).".into(),
+            (Msg::Forbidden, Pt) => "O usuário não tem permissões suficientes (papel api_integrated).".into(),
+            (Msg::Forbidden, En) => "The user lacks the required permission (role api_integrated).".into(),
             (Msg::BadCredentials, Es) => "Email o contraseña incorrectos.".into(),
             (Msg::BadCredentials, Pt) => "Email ou senha incorretos.".into(),
             (Msg::BadCredentials, En) => "Wrong email or password.".into(),
-            (Msg::NotPermitted, Es) => {
-                "El usuario no tiene el rol api_integrated o está deshabilitado.".into()
-            }
-            (Msg::NotPermitted, Pt) => {
-                "O usuário não tem o papel api_integrated ou está desabilitado.".into()
-            }
-            (Msg::NotPermitted, En) => {
-                "The user does not hold the api_integrated role or is disabled.".into()
-            }
+            (Msg::NotPermitted, Es) => "El usuario no tiene el rol api_integrated o está deshabilitado.".into(),
+            (Msg::NotPermitted, Pt) => "O usuário não tem o papel api_integrated ou está desabilitado.".into(),
+            (Msg::NotPermitted, En) => "The user does not hold the api_integrated role or is disabled.".into(),
             (Msg::Throttled(s), Es) => {
                 format!("Demasiados intentos fallidos. Intente de nuevo en {s} segundos.")
             }
@@ -129,30 +111,18 @@ impl Msg {
             (Msg::Throttled(s), En) => {
                 format!("Too many failed attempts. Try again in {s} seconds.")
             }
-            (Msg::InvalidRefreshToken, Es) => {
-                "El refresh token es inválido, expiró o ya fue usado.".into()
-            }
-            (Msg::InvalidRefreshToken, Pt) => {
-                "O refresh token é inválido, expirou ou já foi usado.".into()
-            }
-            (Msg::InvalidRefreshToken, En) => {
-                "The refresh token is invalid, expired or already used.".into()
-            }
+            (Msg::InvalidRefreshToken, Es) => "El refresh token es inválido, expiró o ya fue usado.".into(),
+            (Msg::InvalidRefreshToken, Pt) => "O refresh token é inválido, expirou ou já foi usado.".into(),
+            (Msg::InvalidRefreshToken, En) => "The refresh token is invalid, expired or already used.".into(),
             (Msg::MissingBody, Es) => "Falta el cuerpo de la solicitud (JSON).".into(),
             (Msg::MissingBody, Pt) => "Falta o corpo da requisição (JSON).".into(),
             (Msg::MissingBody, En) => "The request body (JSON) is missing.".into(),
             (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
             (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
             (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
-            (Msg::UnsupportedMediaType, Es) => {
-                "El cuerpo debe enviarse con Content-Type: application/json.".into()
-            }
-            (Msg::UnsupportedMediaType, Pt) => {
-                "O corpo deve ser enviado com Content-Type: application/json.".into()
-            }
-            (Msg::UnsupportedMediaType, En) => {
-                "The body must be sent with Content-Type: application/json.".into()
-            }
+            (Msg::UnsupportedMediaType, Es) => "El cuerpo debe enviarse con Content-Type: application/json.".into(),
+            (Msg::UnsupportedMediaType, Pt) => "O corpo deve ser enviado com Content-Type: application/json.".into(),
+            (Msg::UnsupportedMediaType, En) => "The body must be sent with Content-Type: application/json.".into(),
             (Msg::PayloadTooLarge(n), Es) => format!("El cuerpo supera el máximo de {n} bytes."),
             (Msg::PayloadTooLarge(n), Pt) => format!("O corpo excede o máximo de {n} bytes."),
             (Msg::PayloadTooLarge(n), En) => format!("The body exceeds the maximum of {n} bytes."),
@@ -209,12 +179,8 @@ impl Msg {
             (Msg::Timeout, Es) => "La solicitud tardó demasiado.".into(),
             (Msg::Timeout, Pt) => "A requisição demorou demais.".into(),
             (Msg::Timeout, En) => "The request took too long.".into(),
-            (Msg::Unavailable, Es) => {
-                "El servicio no está disponible por el momento. Intente de nuevo.".into()
-            }
-            (Msg::Unavailable, Pt) => {
-                "O serviço está indisponível no momento. Tente novamente.".into()
-            }
+            (Msg::Unavailable, Es) => "El servicio no está disponible por el momento. Intente de nuevo.".into(),
+            (Msg::Unavailable, Pt) => "O serviço está indisponível no momento. Tente novamente.".into(),
             (Msg::Unavailable, En) => "The service is unavailable right now. Try again.".into(),
             (Msg::Internal, Es) => "Error interno del servidor.".into(),
             (Msg::Internal, Pt) => "Erro interno do servidor.".into(),

@@ -28,9 +28,7 @@ use axum::{middleware, Router};
 use store::Store;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{
-    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
-};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
@@ -50,14 +48,8 @@ pub struct HeaderNames {
 impl HeaderNames {
     fn new(token: &str) -> io::Result<Self> {
         let parse = |suffix: &str| {
-            HeaderName::try_from(format!("x-{}-{suffix}", token.to_ascii_lowercase())).map_err(
-                |e| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("header token {token:?}: {e}"),
-                    )
-                },
-            )
+            HeaderName::try_from(format!("x-{}-{suffix}", token.to_ascii_lowercase()))
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("header token {token:?}: {e}")))
         };
         Ok(Self {
             system_id: parse("system-id")?,
@@ -92,7 +84,10 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         .fallback(envelope::route_not_found)
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(CatchPanicLayer::new())
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, config.request_timeout))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            config.request_timeout,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
@@ -133,14 +128,10 @@ impl Application {
     }
 
     /// Serves until `signal` completes, letting requests in flight finish.
-    pub async fn run_until(
-        self,
-        signal: impl Future<Output = ()> + Send + 'static,
-    ) -> io::Result<()> {
+    pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         axum::serve(
             self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
+            self.router.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(signal)
         .await

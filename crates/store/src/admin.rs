@@ -93,16 +93,11 @@ impl Admin<'_> {
     ) -> Result<i64, AdminError> {
         let legal_name = legal_name.trim();
         if legal_name.is_empty() {
-            return Err(AdminError::Invalid(
-                "the legal name must not be blank".into(),
-            ));
+            return Err(AdminError::Invalid("the legal name must not be blank".into()));
         }
         let country = domain::country::country(country).ok_or_else(|| {
             let known: Vec<_> = domain::country::COUNTRIES.iter().map(|c| c.code).collect();
-            AdminError::Invalid(format!(
-                "unknown country {country:?}; use one of {}",
-                known.join(", ")
-            ))
+            AdminError::Invalid(format!("unknown country {country:?}; use one of {}", known.join(", ")))
         })?;
         let time_zone = time_zone.unwrap_or(country.time_zone);
         if !is_known_time_zone(time_zone) {
@@ -148,9 +143,7 @@ impl Admin<'_> {
         self.scope(user.society_id).await?;
         let email = user.email.trim().to_lowercase();
         if !email.contains('@') {
-            return Err(AdminError::Invalid(format!(
-                "{email:?} is not an email address"
-            )));
+            return Err(AdminError::Invalid(format!("{email:?} is not an email address")));
         }
         if user.password.chars().count() < MIN_PASSWORD_LEN {
             return Err(AdminError::Invalid(format!(
@@ -185,22 +178,38 @@ impl Admin<'_> {
             .fetch_optional(pool)
             .await?
         });
-        inserted.ok_or_else(|| {
-            AdminError::Invalid(format!("an account with email {email} already exists"))
-        })
+        inserted.ok_or_else(|| AdminError::Invalid(format!("an account with email {email} already exists")))
+    }
+
+    /// Replaces an account's roles; taking `api_integrated` away makes its live tokens answer 403.
+    pub async fn set_roles(&self, email: &str, roles: &[String]) -> Result<(), AdminError> {
+        let email = email.trim().to_lowercase();
+        let roles = roles
+            .iter()
+            .map(|r| r.trim())
+            .filter(|r| !r.is_empty())
+            .collect::<Vec<_>>()
+            .join(",");
+        let updated = with_writer!(&self.store.db, pool => {
+            sqlx::query("UPDATE users SET roles = $2, updated_at = $3 WHERE email = $1")
+                .bind(&email)
+                .bind(roles)
+                .bind(now_millis())
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        if updated == 0 {
+            return Err(AdminError::Invalid(format!("there is no account with email {email}")));
+        }
+        Ok(())
     }
 
     /// Creates a farmer in a society.
-    pub async fn create_farmer(
-        &self,
-        society_id: i64,
-        farmer: &NewFarmer,
-    ) -> Result<i64, AdminError> {
+    pub async fn create_farmer(&self, society_id: i64, farmer: &NewFarmer) -> Result<i64, AdminError> {
         self.scope(society_id).await?;
         if farmer.name.trim().is_empty() {
-            return Err(AdminError::Invalid(
-                "the farmer's name must not be blank".into(),
-            ));
+            return Err(AdminError::Invalid("the farmer's name must not be blank".into()));
         }
         let now = now_millis();
         let id: i64 = with_writer!(&self.store.db, pool => {
@@ -254,8 +263,7 @@ impl Admin<'_> {
                 }
             }
         });
-        outcome
-            .ok_or_else(|| AdminError::Invalid(format!("there is no account with email {email}")))
+        outcome.ok_or_else(|| AdminError::Invalid(format!("there is no account with email {email}")))
     }
 
     /// Issues an API key for a society (the optional `X-SVC-APIKEY` header); the key is shown only now.

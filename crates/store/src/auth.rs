@@ -146,8 +146,8 @@ pub struct Session {
 
 /// Hashes a password with Argon2id at `cost`.
 pub fn hash_password(password: &str, cost: PasswordCost) -> Result<String, StoreError> {
-    let params = Params::new(cost.memory_kib, cost.iterations, 1, None)
-        .map_err(|e| StoreError::Hashing(e.to_string()))?;
+    let params =
+        Params::new(cost.memory_kib, cost.iterations, 1, None).map_err(|e| StoreError::Hashing(e.to_string()))?;
     let salt = SaltString::generate(&mut OsRng);
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
         .hash_password(password.as_bytes(), &salt)
@@ -166,11 +166,7 @@ fn decoy_hash(cost: PasswordCost) -> Result<String, StoreError> {
 }
 
 fn verify_password(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash).is_ok_and(|parsed| {
-        Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok()
-    })
+    PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
 }
 
 /// A fresh random secret prefixed with its society.
@@ -256,9 +252,10 @@ macro_rules! issue_pair {
         let access = new_secret($society_id);
         let refresh = new_secret($society_id);
         let access_expires = now + millis($config.access_ttl);
-        for (kind, secret, expires) in
-            [("access", &access, access_expires), ("refresh", &refresh, now + millis($config.refresh_ttl))]
-        {
+        for (kind, secret, expires) in [
+            ("access", &access, access_expires),
+            ("refresh", &refresh, now + millis($config.refresh_ttl)),
+        ] {
             sqlx::query(
                 "INSERT INTO auth_tokens (society_id, user_id, family, kind, token_hash, expires_at, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -289,10 +286,7 @@ impl Store {
         let config = &self.config.auth;
         let email = email.trim().to_lowercase();
         let subjects = [format!("account:{email}"), format!("address:{address}")];
-        let limits = [
-            config.max_failures_per_account,
-            config.max_failures_per_address,
-        ];
+        let limits = [config.max_failures_per_account, config.max_failures_per_address];
         let now = now_millis();
         let window_start = now - millis(config.failure_window);
         for (subject, limit) in subjects.iter().zip(limits) {
@@ -305,8 +299,7 @@ impl Store {
             });
             if count >= limit {
                 let retry_ms = oldest.unwrap_or(now) + millis(config.failure_window) - now;
-                let retry = Duration::from_millis(u64::try_from(retry_ms).unwrap_or(0))
-                    .max(Duration::from_secs(1));
+                let retry = Duration::from_millis(u64::try_from(retry_ms).unwrap_or(0)).max(Duration::from_secs(1));
                 return Ok(Err(Refusal::Throttled(retry)));
             }
         }
@@ -325,10 +318,9 @@ impl Store {
             None => decoy_hash(config.password_cost)?,
         };
         let password = password.to_owned();
-        let verified =
-            tokio::task::spawn_blocking(move || verify_password(&password, &stored_hash))
-                .await
-                .unwrap_or(false);
+        let verified = tokio::task::spawn_blocking(move || verify_password(&password, &stored_hash))
+            .await
+            .unwrap_or(false);
         let account = match account {
             Some(account) if verified => account,
             _ => {
@@ -522,10 +514,7 @@ mod tests {
     fn malformed_secrets_name_no_society() {
         assert_eq!(society_of("nonsense"), None);
         assert_eq!(society_of("42.short"), None);
-        assert_eq!(
-            society_of("x.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
-            None
-        );
+        assert_eq!(society_of("x.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), None);
     }
 
     #[test]

@@ -50,9 +50,7 @@ pub enum StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                StoreError::Unavailable(error)
-            }
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => StoreError::Unavailable(error),
             other => StoreError::Database(other),
         }
     }
@@ -64,21 +62,12 @@ pub fn now_millis() -> i64 {
 }
 
 /// Tunable store behaviour.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct StoreConfig {
     /// Pool sizes and time-outs.
     pub pool: PoolOptions,
     /// Token lifetimes and login throttling.
     pub auth: auth::AuthConfig,
-}
-
-impl Default for StoreConfig {
-    fn default() -> Self {
-        Self {
-            pool: PoolOptions::default(),
-            auth: auth::AuthConfig::default(),
-        }
-    }
 }
 
 /// The database of the integration API.
@@ -139,6 +128,12 @@ impl Store {
         Ok(())
     }
 
+    /// Closes the store's pools, waiting for connections in use.
+    pub async fn close(&self) {
+        with_writer!(&self.db, pool => pool.close().await);
+        db::with_reader!(&self.db, pool => pool.close().await);
+    }
+
     /// Operator tools: societies, users, farmers and keys, which the API does not create.
     pub fn admin(&self) -> admin::Admin<'_> {
         admin::Admin { store: self }
@@ -155,11 +150,3 @@ macro_rules! touch_society {
     };
 }
 pub(crate) use touch_society;
-
-/// Closes the store's pools, waiting for connections in use.
-impl Store {
-    pub async fn close(&self) {
-        with_writer!(&self.db, pool => pool.close().await);
-        db::with_reader!(&self.db, pool => pool.close().await);
-    }
-}

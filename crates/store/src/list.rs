@@ -73,8 +73,7 @@ fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters) -> Sql {
     let mut sql = Sql::default();
     sql.push(" WHERE 1 = 1");
     if spec.scoping == Scoping::Society {
-        sql.push(" AND t.society_id = ")
-            .arg(Arg::Int(scope.society_id()));
+        sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
     }
     match (spec.deleted, filters.deleted_from) {
         (Some(column), Some(from)) => {
@@ -104,8 +103,7 @@ fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters) -> Sql {
         }
     }
     if let (Some(column), Some(active)) = (spec.active, filters.active) {
-        sql.push(&format!(" AND {column} = "))
-            .arg(Arg::Bool(active));
+        sql.push(&format!(" AND {column} = ")).arg(Arg::Bool(active));
     }
     sql
 }
@@ -134,9 +132,7 @@ impl Store {
             text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
             ..filter
         };
-        select
-            .push(" ORDER BY t.id LIMIT ")
-            .arg(Arg::Int(to_i64(page.size)));
+        select.push(" ORDER BY t.id LIMIT ").arg(Arg::Int(to_i64(page.size)));
         select.push(" OFFSET ").arg(Arg::Int(to_i64(page.offset())));
         let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_as::<_, R::Row>(&select.text), &select.args)
@@ -146,10 +142,7 @@ impl Store {
         });
         let render = scope.render();
         Ok(Page {
-            items: rows
-                .into_iter()
-                .map(|row| R::render(row, &render))
-                .collect(),
+            items: rows.into_iter().map(|row| R::render(row, &render)).collect(),
             current_page: window.current_page,
             next_page: window.next_page,
             total_pages: window.total_pages,
@@ -160,11 +153,7 @@ impl Store {
     /// One record of resource `R` by id, logically deleted ones included; `None` when it does not exist or belongs
     /// to another society.
     #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
-    pub async fn find<R: Resource>(
-        &self,
-        scope: &Scope,
-        id: i64,
-    ) -> Result<Option<R::Item>, StoreError> {
+    pub async fn find<R: Resource>(&self, scope: &Scope, id: i64) -> Result<Option<R::Item>, StoreError> {
         let spec = R::SPEC;
         let mut sql = Sql {
             text: format!("SELECT {} FROM {} WHERE t.id = ", spec.columns, spec.from),
@@ -172,8 +161,7 @@ impl Store {
         };
         sql.arg(Arg::Int(id));
         if spec.scoping == Scoping::Society {
-            sql.push(" AND t.society_id = ")
-                .arg(Arg::Int(scope.society_id()));
+            sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
         }
         let row: Option<R::Row> = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_optional(pool).await?

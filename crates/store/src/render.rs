@@ -82,13 +82,7 @@ mod tests {
             .with_ymd_and_hms(2024, 3, 1, 12, 0, 0)
             .single()
             .map(|t| t.timestamp_millis());
-        let plain = millis.map(|m| {
-            render
-                .plain(m)
-                .0
-                .format(wire::time::PLAIN_FORMAT)
-                .to_string()
-        });
+        let plain = millis.map(|m| render.plain(m).0.format(wire::time::PLAIN_FORMAT).to_string());
         assert_eq!(plain.as_deref(), Some("2024-03-01 06:00:00"));
     }
 }

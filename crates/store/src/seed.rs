@@ -340,10 +340,7 @@ fn cpf(rng: &mut StdRng) -> String {
     digits.push(first);
     let second = mod11_digit(&digits, (2..=11).rev());
     digits.push(second);
-    let d: String = digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
-        .collect();
+    let d: String = digits.iter().map(|d| char::from_digit(*d, 10).unwrap_or('0')).collect();
     format!("{}.{}.{}-{}", &d[0..3], &d[3..6], &d[6..9], &d[9..11])
 }
 
@@ -351,27 +348,13 @@ fn cpf(rng: &mut StdRng) -> String {
 fn cnpj(rng: &mut StdRng) -> String {
     let mut digits: Vec<u32> = (0..8).map(|_| rng.gen_range(0..10)).collect();
     digits.extend([0, 0, 0, 1]);
-    let weights = |n: usize| {
-        [6u32, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
-            .into_iter()
-            .skip(13 - n)
-    };
+    let weights = |n: usize| [6u32, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2].into_iter().skip(13 - n);
     let first = mod11_digit(&digits, weights(12));
     digits.push(first);
     let second = mod11_digit(&digits, weights(13));
     digits.push(second);
-    let d: String = digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
-        .collect();
-    format!(
-        "{}.{}.{}/{}-{}",
-        &d[0..2],
-        &d[2..5],
-        &d[5..8],
-        &d[8..12],
-        &d[12..14]
-    )
+    let d: String = digits.iter().map(|d| char::from_digit(*d, 10).unwrap_or('0')).collect();
+    format!("{}.{}.{}/{}-{}", &d[0..2], &d[2..5], &d[5..8], &d[8..12], &d[12..14])
 }
 
 /// A plausible Mexican RFC: 3 letters for companies, 4 for people, a date and a homoclave.
@@ -447,9 +430,7 @@ pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, A
             .admin()
             .create_society(country.legal_name, country.code, None)
             .await?;
-        summary
-            .societies
-            .push((society_id, country.code, country.legal_name));
+        summary.societies.push((society_id, country.code, country.legal_name));
         let mut field_user = None;
         for account in DEMO_ACCOUNTS.iter().filter(|a| a.country == country.code) {
             let roles = if account.api_role {

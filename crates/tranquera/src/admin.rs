@@ -74,6 +74,15 @@ enum UserCommand {
         #[arg(long = "role")]
         roles: Vec<String>,
     },
+    /// Replace an account's roles.
+    Roles {
+        /// The account's email.
+        #[arg(long)]
+        email: String,
+        /// A role; repeat for several. Give none to remove every role.
+        #[arg(long = "role")]
+        roles: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -170,6 +179,10 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
                 roles,
             };
             println!("{}", admin.create_user(&user).await?);
+        }
+        AdminCommand::User(UserCommand::Roles { email, roles }) => {
+            admin.set_roles(&email, &roles).await?;
+            println!("roles of {email}: {}", roles.join(", "));
         }
         AdminCommand::Farmer(FarmerCommand::Create {
             society,

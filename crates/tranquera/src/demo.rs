@@ -46,10 +46,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     let store = connect(&database, Some(&args.auth)).await?;
     store.migrate().await?;
     if seed::is_seeded(&store).await? {
-        println!(
-            "Reusing the demo data in {} (--reset rebuilds it).",
-            args.database
-        );
+        println!("Reusing the demo data in {} (--reset rebuilds it).", args.database);
     } else {
         println!("Seeding demo data (scale {})…", args.scale);
         let summary = seed::demo(

@@ -26,9 +26,7 @@ impl<'de> Deserialize<'de> for Timestamp {
         let text = String::deserialize(deserializer)?;
         DateTime::parse_from_rfc3339(&text)
             .map(Timestamp)
-            .map_err(|_| {
-                serde::de::Error::custom(format!("expected {OFFSET_FORMAT}, got {text:?}"))
-            })
+            .map_err(|_| serde::de::Error::custom(format!("expected {OFFSET_FORMAT}, got {text:?}")))
     }
 }
 
@@ -59,10 +57,7 @@ mod tests {
     #[test]
     fn offset_timestamps_round_trip_at_second_precision() -> Result<(), serde_json::Error> {
         let parsed: Timestamp = serde_json::from_str("\"2024-03-01T09:30:00-03:00\"")?;
-        assert_eq!(
-            serde_json::to_string(&parsed)?,
-            "\"2024-03-01T09:30:00-03:00\""
-        );
+        assert_eq!(serde_json::to_string(&parsed)?, "\"2024-03-01T09:30:00-03:00\"");
         Ok(())
     }
 

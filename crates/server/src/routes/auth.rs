@@ -16,11 +16,7 @@ pub async fn login(
     ClientAddress(address): ClientAddress,
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> Result<Json<LoginResponse>, ApiError> {
-    match state
-        .store
-        .login(&body.email, &body.password, &address)
-        .await?
-    {
+    match state.store.login(&body.email, &body.password, &address).await? {
         Ok(grant) => Ok(Json(grant.to_wire())),
         Err(refusal) => Err(refused(refusal, Msg::BadCredentials)),
     }
@@ -41,8 +37,6 @@ fn refused(refusal: Refusal, bad_credentials: Msg) -> ApiError {
     match refusal {
         Refusal::BadCredentials => ApiError::unauthorized(bad_credentials),
         Refusal::NotPermitted => ApiError::forbidden(Msg::NotPermitted),
-        Refusal::Throttled(retry) => {
-            ApiError::too_many_requests(Msg::Throttled(retry.as_secs().max(1)), retry)
-        }
+        Refusal::Throttled(retry) => ApiError::too_many_requests(Msg::Throttled(retry.as_secs().max(1)), retry),
     }
 }

@@ -26,11 +26,7 @@ pub async fn create(
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, ""))?;
     let location = format!("/api/v3/third_party/establishments/{}", created.id);
-    Ok((
-        StatusCode::CREATED,
-        [(header::LOCATION, location)],
-        Json(created),
-    ))
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(created)))
 }
 
 /// `DELETE /api/v3/third_party/establishments/{id}`: logical deletion, 200 with the deleted establishment.

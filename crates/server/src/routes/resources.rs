@@ -18,12 +18,7 @@ pub async fn list<R: Resource, G: Gen>(
     Ok(Json(
         state
             .store
-            .list::<R>(
-                &caller.scope,
-                &query.filters,
-                query.page,
-                state.config.next_page,
-            )
+            .list::<R>(&caller.scope, &query.filters, query.page, state.config.next_page)
             .await?,
     ))
 }

@@ -4,9 +4,7 @@ use wire::establishments::{Establishment, NewEstablishment};
 
 use super::Refusal;
 use crate::db::with_writer;
-use crate::{
-    now_millis, touch_society, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError,
-};
+use crate::{now_millis, touch_society, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 /// One establishment row.
 #[derive(Debug, sqlx::FromRow)]
@@ -22,8 +20,7 @@ pub struct EstablishmentRow {
 }
 
 /// Unqualified, so the same list serves `SELECT`, and `RETURNING` (which SQLite allows only unqualified).
-const COLUMNS: &str =
-    "id, farmer_id, name, external_code, active, created_at, updated_at, deleted_at";
+const COLUMNS: &str = "id, farmer_id, name, external_code, active, created_at, updated_at, deleted_at";
 
 /// `GET /api/v3/third_party/establishments[/{id}]`.
 pub struct Establishments;

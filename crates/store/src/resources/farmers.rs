@@ -26,8 +26,7 @@ pub struct FarmerRow {
 const SPEC: ListSpec = ListSpec {
     name: "farmers",
     from: "farmers t",
-    columns:
-        "t.id, t.society_id, t.name, t.lastname, t.cuit, t.observations, t.external_code, t.email, \
+    columns: "t.id, t.society_id, t.name, t.lastname, t.cuit, t.observations, t.external_code, t.email, \
               t.phone_number, t.active, t.created_at, t.updated_at, t.deleted_at, \
               COALESCE((SELECT SUM(p.area) FROM plots p JOIN establishments e \
                         ON e.society_id = p.society_id AND e.id = p.establishment_id \

@@ -1,0 +1,263 @@
+//! Login, refresh, token checks and throttling.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{agronomist, error_envelope, integrator, Backend, Setup, TestApp};
+use crate::on_both_backends;
+
+const FARMERS: &str = "/api/v3/third_party/farmers";
+
+fn is_offset_timestamp(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|text| chrono::DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%:z").is_ok())
+}
+
+async fn refresh(app: &TestApp, refresh_token: &str) -> reqwest::Response {
+    app.request(Method::POST, "/api/v2/login/refresh")
+        .json(&json!({ "refresh_token": refresh_token }))
+        .send()
+        .await
+        .expect("refresh request")
+}
+
+on_both_backends! {
+    async fn login_answers_the_specified_fields(app) {
+        let body = app.login_as(integrator("AR")).await;
+        let object = body.as_object().expect("an object");
+        let mut keys: Vec<_> = object.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["access_token", "expiration_datetime", "refresh_token", "society"]);
+        assert!(body["access_token"].as_str().is_some_and(|t| t.len() > 40));
+        assert!(body["refresh_token"].as_str().is_some_and(|t| t.len() > 40));
+        assert!(is_offset_timestamp(&body["expiration_datetime"]), "{body}");
+        assert!(body["expiration_datetime"].as_str().is_some_and(|t| t.ends_with("-03:00")), "Argentine offset");
+        assert!(body["society"]["id"].is_i64());
+        assert_eq!(body["society"]["legalName"], "Agropecuaria La Pampa S.A.");
+        assert!(body["society"]["syncCheck"].is_string());
+    }
+
+    async fn a_token_opens_the_api(app) {
+        let token = app.token(integrator("BR")).await;
+        app.get_ok(FARMERS, &token).await;
+    }
+
+    async fn a_wrong_password_and_an_unknown_email_answer_alike(app) {
+        let wrong = error_envelope(app.login(integrator("AR").email, "not-the-password").await, StatusCode::UNAUTHORIZED).await;
+        let unknown = error_envelope(app.login("nobody@example.com", "whatever-it-is").await, StatusCode::UNAUTHORIZED).await;
+        assert_eq!(wrong, unknown);
+        assert_eq!(wrong.0, 401);
+    }
+
+    async fn an_account_without_the_api_role_cannot_log_in(app) {
+        let account = agronomist();
+        let (code, message) = error_envelope(app.login(account.email, account.password).await, StatusCode::FORBIDDEN).await;
+        assert_eq!(code, 403);
+        assert!(message.contains("api_integrated"), "{message}");
+    }
+
+    async fn login_needs_a_well_formed_json_body(app) {
+        let missing = app.request(Method::POST, "/api/v2/login").header("content-type", "application/json").send().await.expect("send");
+        error_envelope(missing, StatusCode::BAD_REQUEST).await;
+        let malformed = app.request(Method::POST, "/api/v2/login").header("content-type", "application/json").body("{\"email\":").send().await.expect("send");
+        error_envelope(malformed, StatusCode::BAD_REQUEST).await;
+        let incomplete = app.request(Method::POST, "/api/v2/login").json(&json!({ "email": "a@b.c" })).send().await.expect("send");
+        let (_, message) = error_envelope(incomplete, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("password"), "{message}");
+        let not_json = app.request(Method::POST, "/api/v2/login").header("content-type", "text/plain").body("email=a").send().await.expect("send");
+        error_envelope(not_json, StatusCode::UNSUPPORTED_MEDIA_TYPE).await;
+    }
+
+    async fn login_needs_the_system_id_header_too(app) {
+        let account = integrator("AR");
+        let body = json!({ "email": account.email, "password": account.password });
+        let without = app.client.post(format!("{}/api/v2/login", app.base)).json(&body).send().await.expect("send");
+        let (_, message) = error_envelope(without, StatusCode::UNAUTHORIZED).await;
+        assert!(message.contains("X-SVC-SYSTEM-ID"), "{message}");
+        let wrong = app.client.post(format!("{}/api/v2/login", app.base)).header("X-SVC-SYSTEM-ID", "7").json(&body).send().await.expect("send");
+        error_envelope(wrong, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn calls_without_the_system_id_header_are_rejected(app) {
+        let token = app.token(integrator("AR")).await;
+        let response = app.client.get(format!("{}{FARMERS}", app.base)).bearer_auth(&token).send().await.expect("send");
+        error_envelope(response, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn missing_and_bogus_tokens_are_401(app) {
+        let none = app.request(Method::GET, FARMERS).send().await.expect("send");
+        error_envelope(none, StatusCode::UNAUTHORIZED).await;
+        for bogus in ["garbage", "1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "99999.short"] {
+            error_envelope(app.get(FARMERS, bogus).await, StatusCode::UNAUTHORIZED).await;
+        }
+        let basic = app.request(Method::GET, FARMERS).header("authorization", "Basic YTpi").send().await.expect("send");
+        error_envelope(basic, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn a_refresh_token_is_not_an_access_token(app) {
+        let login = app.login_as(integrator("AR")).await;
+        let refresh_token = login["refresh_token"].as_str().expect("refresh token");
+        error_envelope(app.get(FARMERS, refresh_token).await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn refresh_rotates_the_pair(app) {
+        let login = app.login_as(integrator("AR")).await;
+        let old_access = login["access_token"].as_str().expect("access");
+        let old_refresh = login["refresh_token"].as_str().expect("refresh");
+        let response = refresh(&app, old_refresh).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let renewed: Value = response.json().await.expect("JSON");
+        let new_access = renewed["access_token"].as_str().expect("access");
+        assert_ne!(new_access, old_access);
+        assert_ne!(renewed["refresh_token"], login["refresh_token"]);
+        assert_eq!(renewed["society"]["id"], login["society"]["id"]);
+        app.get_ok(FARMERS, new_access).await;
+        error_envelope(app.get(FARMERS, old_access).await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn a_reused_refresh_token_revokes_its_family(app) {
+        let login = app.login_as(integrator("AR")).await;
+        let first_refresh = login["refresh_token"].as_str().expect("refresh");
+        let renewed: Value = refresh(&app, first_refresh).await.json().await.expect("JSON");
+        let current_access = renewed["access_token"].as_str().expect("access");
+        app.get_ok(FARMERS, current_access).await;
+        error_envelope(refresh(&app, first_refresh).await, StatusCode::UNAUTHORIZED).await;
+        error_envelope(app.get(FARMERS, current_access).await, StatusCode::UNAUTHORIZED).await;
+        let latest_refresh = renewed["refresh_token"].as_str().expect("refresh");
+        error_envelope(refresh(&app, latest_refresh).await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn another_login_is_not_affected_by_a_revoked_family(app) {
+        let first = app.login_as(integrator("AR")).await;
+        let second = app.token(integrator("AR")).await;
+        let first_refresh = first["refresh_token"].as_str().expect("refresh");
+        refresh(&app, first_refresh).await;
+        refresh(&app, first_refresh).await;
+        app.get_ok(FARMERS, &second).await;
+    }
+
+    async fn malformed_refresh_bodies_are_400_and_unknown_tokens_401(app) {
+        let empty = app.request(Method::POST, "/api/v2/login/refresh").json(&json!({})).send().await.expect("send");
+        error_envelope(empty, StatusCode::BAD_REQUEST).await;
+        error_envelope(refresh(&app, "1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn revoked_tokens_stop_working(app) {
+        let account = integrator("MX");
+        let token = app.token(account).await;
+        app.get_ok(FARMERS, &token).await;
+        let revoked = app.store.admin().revoke_tokens(account.email).await.expect("revoke");
+        assert!(revoked >= 2, "access and refresh tokens revoked, got {revoked}");
+        error_envelope(app.get(FARMERS, &token).await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn a_token_whose_account_lost_the_role_is_403(app) {
+        let account = integrator("BR");
+        let token = app.token(account).await;
+        app.store.admin().set_roles(account.email, &["agronomist".to_owned()]).await.expect("set roles");
+        let (code, _) = error_envelope(app.get(FARMERS, &token).await, StatusCode::FORBIDDEN).await;
+        assert_eq!(code, 403);
+    }
+
+    async fn tokens_work_on_every_process_sharing_the_database(app) {
+        let other = app.sibling().await;
+        let token = app.token(integrator("AR")).await;
+        other.get_ok(FARMERS, &token).await;
+        let from_other = other.token(integrator("AR")).await;
+        app.get_ok(FARMERS, &from_other).await;
+    }
+
+    async fn sync_check_changes_when_the_society_data_changes(app) {
+        let account = integrator("AR");
+        let before = app.login_as(account).await;
+        let token = before["access_token"].as_str().expect("access");
+        let farmer = app.get_ok(FARMERS, token).await["items"][0]["id"].clone();
+        let unchanged = app.login_as(account).await;
+        assert_eq!(unchanged["society"]["syncCheck"], before["society"]["syncCheck"]);
+        let created = app.post("/api/v3/third_party/establishments", token, &json!({ "name": "La Nueva", "farmer_id": farmer })).await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let after = app.login_as(account).await;
+        assert_ne!(after["society"]["syncCheck"], before["society"]["syncCheck"]);
+        let other_society = app.login_as(integrator("BR")).await;
+        let other_before = other_society["society"]["syncCheck"].clone();
+        app.post("/api/v3/third_party/establishments", token, &json!({ "name": "Otra", "farmer_id": farmer })).await;
+        assert_eq!(app.login_as(integrator("BR")).await["society"]["syncCheck"], other_before);
+    }
+}
+
+fn short_lived_tokens() -> Setup {
+    let mut setup = Setup::default();
+    setup.store.auth.access_ttl = Duration::from_secs(1);
+    setup.store.auth.refresh_ttl = Duration::from_secs(1);
+    setup
+}
+
+fn strict_throttle() -> Setup {
+    let mut setup = Setup::default();
+    setup.store.auth.max_failures_per_account = 3;
+    setup.store.auth.max_failures_per_address = 5;
+    setup
+}
+
+mod expiry {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { short_lived_tokens();
+        async fn expired_tokens_are_401_and_expired_refresh_tokens_too(app) {
+            let login = app.login_as(integrator("AR")).await;
+            let access = login["access_token"].as_str().expect("access");
+            app.get_ok(FARMERS, access).await;
+            tokio::time::sleep(Duration::from_millis(1100)).await;
+            error_envelope(app.get(FARMERS, access).await, StatusCode::UNAUTHORIZED).await;
+            let refresh_token = login["refresh_token"].as_str().expect("refresh");
+            error_envelope(refresh(&app, refresh_token).await, StatusCode::UNAUTHORIZED).await;
+        }
+    }
+}
+
+mod throttling {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { strict_throttle();
+        async fn repeated_failures_for_an_account_are_throttled(app) {
+            let account = integrator("AR");
+            for _ in 0..3 {
+                error_envelope(app.login(account.email, "wrong-password").await, StatusCode::UNAUTHORIZED).await;
+            }
+            let throttled = app.login(account.email, account.password).await;
+            let retry_after = throttled.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+            assert!(retry_after.is_some_and(|seconds| seconds > 0), "Retry-After in seconds");
+            let (code, _) = error_envelope(throttled, StatusCode::TOO_MANY_REQUESTS).await;
+            assert_eq!(code, 429);
+            // Another account from another address is not affected by this account's failures.
+            app.login_as(integrator("BR")).await;
+        }
+
+        async fn repeated_failures_from_an_address_are_throttled(app) {
+            for attempt in 0..5 {
+                let email = format!("probe{attempt}@example.com");
+                error_envelope(app.login(&email, "guess-guess").await, StatusCode::UNAUTHORIZED).await;
+            }
+            let account = integrator("MX");
+            error_envelope(app.login(account.email, account.password).await, StatusCode::TOO_MANY_REQUESTS).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn postgres_and_sqlite_issue_tokens_of_the_same_shape() {
+    let sqlite = TestApp::spawn(Backend::Sqlite).await;
+    let postgres = TestApp::spawn(Backend::Postgres).await;
+    let a = sqlite.login_as(integrator("AR")).await;
+    let b = postgres.login_as(integrator("AR")).await;
+    assert_eq!(a["society"]["legalName"], b["society"]["legalName"]);
+    assert_eq!(
+        a["society"]["id"], b["society"]["id"],
+        "deterministic seed: same ids on both backends"
+    );
+}

@@ -1,0 +1,341 @@
+//! `TestApp`: the real server on a random port over a fresh database, and one helper per kind of call.
+
+use std::time::Duration;
+
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde_json::Value;
+use server::{Application, ServerConfig};
+use sqlx::Connection;
+use store::auth::{AuthConfig, PasswordCost};
+use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
+use store::{PoolOptions, Store, StoreConfig};
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running server over its own database, seeded with a small demo data set.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub store: Store,
+    pub url: String,
+    pub backend: Backend,
+    _files: Option<TempFiles>,
+}
+
+/// Deletes a test's SQLite files when the test ends.
+struct TempFiles(String);
+
+impl Drop for TempFiles {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.0));
+        }
+    }
+}
+
+/// Settings a test may change before the server starts.
+pub struct Setup {
+    pub server: ServerConfig,
+    pub store: StoreConfig,
+    pub seed: bool,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        let server = ServerConfig {
+            listen: ([127, 0, 0, 1], 0).into(),
+            ..ServerConfig::default()
+        };
+        let store = StoreConfig {
+            pool: PoolOptions {
+                max_connections: 4,
+                acquire_timeout: Duration::from_secs(10),
+            },
+            // Hashing at production cost would make the suite slow without testing anything more.
+            auth: AuthConfig {
+                password_cost: PasswordCost {
+                    memory_kib: 256,
+                    iterations: 1,
+                },
+                ..AuthConfig::default()
+            },
+        };
+        Self {
+            server,
+            store,
+            seed: true,
+        }
+    }
+}
+
+/// The demo account of a country that holds the API role.
+pub fn integrator(country: &str) -> &'static DemoAccount {
+    DEMO_ACCOUNTS
+        .iter()
+        .find(|a| a.country == country && a.api_role)
+        .expect("a demo integrator per country")
+}
+
+/// The Argentine demo account without the API role.
+pub fn agronomist() -> &'static DemoAccount {
+    DEMO_ACCOUNTS
+        .iter()
+        .find(|a| !a.api_role)
+        .expect("a demo account without the API role")
+}
+
+/// A small but pageable demo data set.
+pub const TEST_DEMO: DemoOptions = DemoOptions {
+    scale: 1,
+    farmers: 8,
+    seed: 7,
+};
+
+async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
+    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
+    match backend {
+        Backend::Sqlite => {
+            let path = std::env::temp_dir()
+                .join(format!("{name}.sqlite"))
+                .to_string_lossy()
+                .into_owned();
+            (format!("sqlite://{path}"), Some(TempFiles(path)))
+        }
+        Backend::Postgres => {
+            let admin_url = tokio::task::spawn_blocking(crate::postgres::admin_url)
+                .await
+                .expect("the cluster starts");
+            let mut admin = sqlx::PgConnection::connect(&admin_url)
+                .await
+                .expect("connect to the PostgreSQL server");
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&mut admin)
+                .await
+                .expect("create a test database");
+            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
+            (format!("{base}/{name}"), None)
+        }
+    }
+}
+
+impl TestApp {
+    /// A server over a fresh, seeded database.
+    pub async fn spawn(backend: Backend) -> Self {
+        Self::spawn_with(backend, Setup::default()).await
+    }
+
+    /// A server over a fresh database, configured by `setup`.
+    pub async fn spawn_with(backend: Backend, setup: Setup) -> Self {
+        let (url, files) = new_database(backend).await;
+        let store = Store::connect(&url, setup.store.clone())
+            .await
+            .expect("connect to the test database");
+        store.migrate().await.expect("migrate the test database");
+        if setup.seed {
+            store::seed::demo(&store, &TEST_DEMO)
+                .await
+                .expect("seed the test database");
+        }
+        let mut app = Self::serve(&store, setup.server).await;
+        app.url = url;
+        app.backend = backend;
+        app._files = files;
+        app
+    }
+
+    /// Another server process over the same database (as in a scaled-out deployment).
+    pub async fn sibling(&self) -> TestApp {
+        let store = Store::connect(&self.url, Setup::default().store)
+            .await
+            .expect("connect to the shared database");
+        let mut sibling = Self::serve(&store, Setup::default().server).await;
+        sibling.url = self.url.clone();
+        sibling.backend = self.backend;
+        sibling
+    }
+
+    async fn serve(store: &Store, config: ServerConfig) -> TestApp {
+        let app = Application::build(store.clone(), config)
+            .await
+            .expect("bind the test server");
+        let address = app.local_addr().expect("the bound address");
+        tokio::spawn(app.run_until(std::future::pending()));
+        TestApp {
+            base: format!("http://{address}"),
+            client: reqwest::Client::new(),
+            store: store.clone(),
+            url: String::new(),
+            backend: Backend::Sqlite,
+            _files: None,
+        }
+    }
+
+    /// A request with the system-id header, as every API call needs.
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client
+            .request(method, format!("{}{path}", self.base))
+            .header("X-SVC-SYSTEM-ID", "8")
+    }
+
+    /// `POST /api/v2/login`.
+    pub async fn login(&self, email: &str, password: &str) -> Response {
+        self.request(Method::POST, "/api/v2/login")
+            .json(&serde_json::json!({ "email": email, "password": password }))
+            .send()
+            .await
+            .expect("login request")
+    }
+
+    /// The login response of a demo account, which must succeed.
+    pub async fn login_as(&self, account: &DemoAccount) -> Value {
+        let response = self.login(account.email, account.password).await;
+        assert_eq!(response.status(), StatusCode::OK, "login of {}", account.email);
+        response.json().await.expect("login JSON")
+    }
+
+    /// An access token of a demo account.
+    pub async fn token(&self, account: &DemoAccount) -> String {
+        let login = self.login_as(account).await;
+        login["access_token"].as_str().expect("an access token").to_owned()
+    }
+
+    /// An authenticated GET.
+    pub async fn get(&self, path: &str, token: &str) -> Response {
+        self.request(Method::GET, path)
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("GET request")
+    }
+
+    /// An authenticated GET that must answer 200 with JSON.
+    pub async fn get_ok(&self, path: &str, token: &str) -> Value {
+        let response = self.get(path, token).await;
+        let status = response.status();
+        let body: Value = response.json().await.expect("JSON body");
+        assert_eq!(status, StatusCode::OK, "GET {path}: {body}");
+        body
+    }
+
+    /// An authenticated POST of JSON.
+    pub async fn post(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.request(Method::POST, path)
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .expect("POST request")
+    }
+
+    /// An authenticated DELETE.
+    pub async fn delete(&self, path: &str, token: &str) -> Response {
+        self.request(Method::DELETE, path)
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("DELETE request")
+    }
+
+    /// Every item of a list, following `next_page` with pages of `size`.
+    pub async fn all_items(&self, path: &str, token: &str) -> Vec<Value> {
+        let separator = if path.contains('?') { '&' } else { '?' };
+        let mut items = Vec::new();
+        let mut page = 1;
+        loop {
+            let body = self.get_ok(&format!("{path}{separator}page={page}"), token).await;
+            items.extend(body["items"].as_array().expect("items").iter().cloned());
+            match body["next_page"].as_u64() {
+                Some(next) if next > page => page = next,
+                _ => return items,
+            }
+        }
+    }
+}
+
+/// Reads an error response and checks it is the specification's envelope with this status.
+pub async fn error_envelope(response: Response, status: StatusCode) -> (i64, String) {
+    assert_eq!(response.status(), status, "status");
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/json"),
+        "content type {content_type}"
+    );
+    let body: Value = response.json().await.expect("an error body in JSON");
+    let error = body["error"].as_object().expect("an `error` object");
+    assert_eq!(error.len(), 3, "error has exactly code, message, exception: {body}");
+    assert!(
+        error["exception"].as_array().is_some_and(Vec::is_empty),
+        "no trace frames: {body}"
+    );
+    let message = error["message"].as_str().expect("a message").to_owned();
+    assert!(!message.is_empty());
+    (error["code"].as_i64().expect("an integer code"), message)
+}
+
+/// Defines each test once and runs it on SQLite and on PostgreSQL.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($(async fn $name:ident($app:ident) $body:block)*) => {
+        mod sqlite {
+            #[allow(unused_imports, reason = "not every test uses its parent's helpers")]
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let $app = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Sqlite).await;
+                    $body
+                }
+            )*
+        }
+        mod postgres {
+            #[allow(unused_imports, reason = "not every test uses its parent's helpers")]
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let $app = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Postgres).await;
+                    $body
+                }
+            )*
+        }
+    };
+}
+
+/// Like [`on_both_backends`], for tests that need their own [`Setup`].
+#[macro_export]
+macro_rules! on_both_backends_with {
+    ($setup:expr; $(async fn $name:ident($app:ident) $body:block)*) => {
+        mod sqlite {
+            #[allow(unused_imports, reason = "not every test uses its parent's helpers")]
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let $app = $crate::helpers::TestApp::spawn_with($crate::helpers::Backend::Sqlite, $setup).await;
+                    $body
+                }
+            )*
+        }
+        mod postgres {
+            #[allow(unused_imports, reason = "not every test uses its parent's helpers")]
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let $app = $crate::helpers::TestApp::spawn_with($crate::helpers::Backend::Postgres, $setup).await;
+                    $body
+                }
+            )*
+        }
+    };
+}

@@ -1,0 +1,11 @@
+//! Black-box tests of the integration API: each starts the real server on a random port over a fresh database and
+//! talks to it over HTTP, once on SQLite and once on PostgreSQL.
+
+mod helpers;
+mod postgres;
+
+mod auth;
+mod establishments;
+mod farmers;
+mod isolation;
+mod pipeline;

@@ -1,0 +1,188 @@
+//! What every request goes through: the error envelope for every failure, languages, paging, filters, request ids
+//! and the health check.
+
+use domain::NextPagePolicy;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::{error_envelope, integrator, Setup};
+use crate::on_both_backends;
+
+const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
+
+on_both_backends! {
+    async fn unknown_paths_answer_the_envelope(app) {
+        let response = app.request(Method::GET, "/api/v3/third_party/no_such_thing").send().await.expect("send");
+        let (code, message) = error_envelope(response, StatusCode::NOT_FOUND).await;
+        assert_eq!(code, 404);
+        assert!(message.contains("/api/v3/third_party/no_such_thing"), "{message}");
+    }
+
+    async fn wrong_methods_answer_the_envelope(app) {
+        let token = app.token(integrator("AR")).await;
+        let response = app.request(Method::PUT, ESTABLISHMENTS).bearer_auth(&token).send().await.expect("send");
+        let (code, _) = error_envelope(response, StatusCode::METHOD_NOT_ALLOWED).await;
+        assert_eq!(code, 405);
+    }
+
+    async fn messages_follow_accept_language(app) {
+        let ask = |lang: &'static str| app.request(Method::GET, "/nowhere").header("accept-language", lang).send();
+        let (_, spanish) = error_envelope(ask("es-AR").await.expect("send"), StatusCode::NOT_FOUND).await;
+        let (_, portuguese) = error_envelope(ask("pt-BR,pt;q=0.9").await.expect("send"), StatusCode::NOT_FOUND).await;
+        let (_, english) = error_envelope(ask("en-US").await.expect("send"), StatusCode::NOT_FOUND).await;
+        let (_, default) = error_envelope(app.request(Method::GET, "/nowhere").send().await.expect("send"), StatusCode::NOT_FOUND).await;
+        assert!(spanish.starts_with("La ruta"), "{spanish}");
+        assert!(portuguese.starts_with("A rota"), "{portuguese}");
+        assert!(english.starts_with("The path"), "{english}");
+        assert_eq!(default, spanish, "Spanish by default");
+    }
+
+    async fn every_response_carries_a_request_id(app) {
+        let ok = app.client.get(format!("{}/health", app.base)).send().await.expect("send");
+        let failed = app.request(Method::GET, "/nowhere").send().await.expect("send");
+        for response in [ok, failed] {
+            let id = response.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+            assert_eq!(id.len(), 36, "a UUID request id, got {id:?}");
+        }
+        let given = app.request(Method::GET, "/nowhere").header("x-request-id", "erp-trace-42").send().await.expect("send");
+        assert_eq!(given.headers().get("x-request-id").and_then(|v| v.to_str().ok()), Some("erp-trace-42"));
+    }
+
+    async fn the_health_check_needs_no_credentials(app) {
+        let response = app.client.get(format!("{}/health", app.base)).send().await.expect("send");
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.expect("JSON");
+        assert_eq!(body["status"], "ok");
+    }
+
+    async fn lists_answer_the_envelope(app) {
+        let token = app.token(integrator("AR")).await;
+        let body = app.get_ok(&format!("{ESTABLISHMENTS}?size=3"), &token).await;
+        let mut keys: Vec<_> = body.as_object().expect("object").keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["current_page", "items", "next_page", "total_items", "total_pages"]);
+        assert_eq!(body["current_page"], 1);
+        assert_eq!(body["next_page"], 2);
+        assert_eq!(body["items"].as_array().map(Vec::len), Some(3));
+        let total = body["total_items"].as_u64().expect("total");
+        assert_eq!(body["total_pages"].as_u64(), Some(total.div_ceil(3)));
+    }
+
+    async fn pages_cover_every_item_once(app) {
+        let token = app.token(integrator("AR")).await;
+        let all = app.all_items(&format!("{ESTABLISHMENTS}?size=500"), &token).await;
+        let paged = app.all_items(&format!("{ESTABLISHMENTS}?size=4"), &token).await;
+        assert_eq!(all, paged);
+        let mut ids: Vec<i64> = paged.iter().filter_map(|item| item["id"].as_i64()).collect();
+        let count = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), count, "no duplicates, ordered by id");
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+
+    async fn the_last_page_has_no_next_page(app) {
+        let token = app.token(integrator("AR")).await;
+        let first = app.get_ok(&format!("{ESTABLISHMENTS}?size=5"), &token).await;
+        let last_page = first["total_pages"].as_u64().expect("pages");
+        let last = app.get_ok(&format!("{ESTABLISHMENTS}?size=5&page={last_page}"), &token).await;
+        assert_eq!(last["current_page"].as_u64(), Some(last_page));
+        assert!(last["next_page"].is_null());
+    }
+
+    async fn a_page_past_the_last_is_404(app) {
+        let token = app.token(integrator("AR")).await;
+        let first = app.get_ok(&format!("{ESTABLISHMENTS}?size=5"), &token).await;
+        let past = first["total_pages"].as_u64().expect("pages") + 1;
+        let (code, message) = error_envelope(app.get(&format!("{ESTABLISHMENTS}?size=5&page={past}"), &token).await, StatusCode::NOT_FOUND).await;
+        assert_eq!(code, 404);
+        assert!(message.contains(&past.to_string()) && message.contains("no existe"), "{message}");
+    }
+
+    async fn an_empty_list_is_one_empty_page(app) {
+        let token = app.token(integrator("AR")).await;
+        let body = app.get_ok(&format!("{ESTABLISHMENTS}?deleted_at_from=2099-01-01T00:00:00-03:00"), &token).await;
+        assert_eq!(body, serde_json::json!({ "items": [], "current_page": 1, "next_page": null, "total_pages": 1, "total_items": 0 }));
+        let (_, message) = error_envelope(app.get(&format!("{ESTABLISHMENTS}?deleted_at_from=2099-01-01T00:00:00-03:00&page=2"), &token).await, StatusCode::NOT_FOUND).await;
+        assert!(message.contains('2'));
+    }
+
+    async fn bad_page_and_size_values_are_400(app) {
+        let token = app.token(integrator("AR")).await;
+        for query in ["page=0", "page=-1", "page=abc", "size=0", "size=501", "size=ten"] {
+            error_envelope(app.get(&format!("{ESTABLISHMENTS}?{query}"), &token).await, StatusCode::BAD_REQUEST).await;
+        }
+    }
+
+    async fn active_must_be_one_of_four_spellings(app) {
+        let token = app.token(integrator("AR")).await;
+        for good in ["1", "0", "true", "false"] {
+            app.get_ok(&format!("{ESTABLISHMENTS}?active={good}"), &token).await;
+        }
+        let (code, message) = error_envelope(app.get(&format!("{ESTABLISHMENTS}?active=yes"), &token).await, StatusCode::BAD_REQUEST).await;
+        assert_eq!(code, 400);
+        assert!(message.contains("1, 0, true o false"), "states the expected format: {message}");
+        let inactive = app.get_ok(&format!("{ESTABLISHMENTS}?active=0"), &token).await;
+        assert_eq!(inactive["total_items"], 0, "the demo has no inactive establishments");
+    }
+
+    async fn date_filters_must_carry_an_offset(app) {
+        let token = app.token(integrator("AR")).await;
+        for bad in ["2024-01-01", "2024-01-01T00:00:00", "yesterday", "2024-01-01T00:00:00%2B25:00"] {
+            let (_, message) = error_envelope(app.get(&format!("{ESTABLISHMENTS}?updated_at_from={bad}"), &token).await, StatusCode::BAD_REQUEST).await;
+            assert!(message.contains("Y-m-dTH:i:sP"), "states the expected format: {message}");
+        }
+        for good in ["2024-01-01T00:00:00-03:00", "2024-01-01T00:00:00%2B00:00", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:00Z"] {
+            app.get_ok(&format!("{ESTABLISHMENTS}?created_at_from={good}"), &token).await;
+        }
+    }
+
+    async fn each_generation_speaks_its_own_filter_names(app) {
+        let token = app.token(integrator("AR")).await;
+        let (_, message) = error_envelope(app.get(&format!("{ESTABLISHMENTS}?updated_from=2024-01-01T00:00:00-03:00"), &token).await, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("updated_at_from"), "{message}");
+        let (_, message) = error_envelope(app.get("/api/v2/third_party/farmers?deleted_at_from=2024-01-01T00:00:00-03:00", &token).await, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("deleted_from"), "{message}");
+        app.get_ok("/api/v2/third_party/farmers?updated_from=2024-01-01T00:00:00-03:00", &token).await;
+    }
+}
+
+fn repeat_next_page() -> Setup {
+    let mut setup = Setup::default();
+    setup.server.next_page = NextPagePolicy::Repeat;
+    setup
+}
+
+fn small_bodies() -> Setup {
+    let mut setup = Setup::default();
+    setup.server.body_limit = 1024;
+    setup
+}
+
+mod observed_next_page {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { repeat_next_page();
+        async fn the_last_page_can_repeat_itself_as_observed(app) {
+            let token = app.token(integrator("AR")).await;
+            let body = app.get_ok(&format!("{ESTABLISHMENTS}?size=500"), &token).await;
+            assert_eq!(body["total_pages"], 1);
+            assert_eq!(body["next_page"], 1);
+        }
+    }
+}
+
+mod body_limit {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { small_bodies();
+        async fn oversized_bodies_are_413_in_the_envelope(app) {
+            let token = app.token(integrator("AR")).await;
+            let body = serde_json::json!({ "name": "x".repeat(4096), "farmer_id": 1 });
+            let (code, message) = error_envelope(app.post(ESTABLISHMENTS, &token, &body).await, StatusCode::PAYLOAD_TOO_LARGE).await;
+            assert_eq!(code, 413);
+            assert!(message.contains("1024"), "{message}");
+        }
+    }
+}

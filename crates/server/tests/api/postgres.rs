@@ -1,0 +1,149 @@
+//! A throwaway PostgreSQL cluster for the test run, or the server `TEST_DATABASE_URL` names.
+//!
+//! The cluster is made with `initdb` in a temporary directory and its `postmaster` runs under a small shell that
+//! waits on a pipe from this process: when the test process exits, however it exits, the pipe closes, and the shell
+//! stops the server and deletes the directory. Running as root (as CI does), the binaries run as the `postgres`
+//! user, since PostgreSQL refuses to run as root.
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+const INSTALL_HINT: &str = "PostgreSQL server binaries (initdb, postgres) were not found on PATH or under \
+    /usr/lib/postgresql/*/bin. Install them (Debian: `apt-get install -y postgresql-15`, or `postgresql`), \
+    or set TEST_DATABASE_URL to a PostgreSQL server where the test user may CREATE DATABASE.";
+
+struct Cluster {
+    admin_url: String,
+    /// Holding the child holds its stdin open; dropping it at exit is what stops the cluster.
+    _sidecar: Mutex<Child>,
+}
+
+static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+
+/// A URL of a database where the tests may create databases.
+pub fn admin_url() -> String {
+    if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
+        return url;
+    }
+    match CLUSTER.get_or_init(start) {
+        Ok(cluster) => cluster.admin_url.clone(),
+        Err(error) => panic!("cannot start PostgreSQL for the tests: {error}"),
+    }
+}
+
+fn bin_dir() -> Result<PathBuf, String> {
+    let has_server = |dir: &Path| dir.join("initdb").is_file() && dir.join("postgres").is_file();
+    if let Some(path) = std::env::var_os("PATH") {
+        if let Some(dir) = std::env::split_paths(&path).find(|dir| has_server(dir)) {
+            return Ok(dir);
+        }
+    }
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path().join("bin"))
+                .collect()
+        })
+        .unwrap_or_default();
+    candidates.sort_by_key(|dir| {
+        dir.parent()
+            .and_then(|version| version.file_name())
+            .and_then(|name| name.to_str())
+            .and_then(|name| name.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    candidates
+        .into_iter()
+        .rev()
+        .find(|dir| has_server(dir))
+        .ok_or_else(|| INSTALL_HINT.to_owned())
+}
+
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+}
+
+/// A command that runs as the `postgres` user when we are root.
+fn command(as_postgres: bool, program: &str) -> Command {
+    if as_postgres {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--", program]);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+fn start() -> Result<Cluster, String> {
+    let bin = bin_dir()?;
+    let as_postgres = running_as_root();
+    let dir = std::env::temp_dir().join(format!("tranquera-pg-{}-{}", std::process::id(), free_port()?));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if as_postgres {
+        let status = Command::new("chown").arg("postgres:postgres").arg(&dir).status();
+        if !status.is_ok_and(|s| s.success()) {
+            return Err(format!("cannot hand {} to the postgres user", dir.display()));
+        }
+    }
+    let initdb = command(as_postgres, &bin.join("initdb").to_string_lossy())
+        .arg("-D")
+        .arg(&dir)
+        .args([
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        ])
+        .output()
+        .map_err(|e| format!("initdb did not run: {e}"))?;
+    if !initdb.status.success() {
+        return Err(format!("initdb failed: {}", String::from_utf8_lossy(&initdb.stderr)));
+    }
+    let port = free_port()?;
+    let dir_text = dir.to_string_lossy();
+    let script = format!(
+        "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 -c fsync=off \
+         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 >'{dir_text}/server.log' 2>&1 & \
+         pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; rm -rf '{dir_text}'",
+        postgres = bin.join("postgres").to_string_lossy()
+    );
+    let sidecar = command(as_postgres, "sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start postgres: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            let mut log = String::new();
+            let _ = std::fs::File::open(dir.join("server.log")).and_then(|mut f| f.read_to_string(&mut log));
+            return Err(format!("postgres did not start on port {port}: {log}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(Cluster {
+        admin_url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+        _sidecar: Mutex::new(sidecar),
+    })
+}
