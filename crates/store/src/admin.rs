@@ -130,11 +130,14 @@ impl Admin<'_> {
 
     /// The scope of a society, for operator tools that act for it.
     pub async fn scope(&self, society_id: i64) -> Result<Scope, AdminError> {
-        let time_zone: Option<String> = with_reader!(&self.store.db, pool => {
-            sqlx::query_scalar("SELECT time_zone FROM societies WHERE id = $1").bind(society_id).fetch_optional(pool).await?
+        let society: Option<(String, String)> = with_reader!(&self.store.db, pool => {
+            sqlx::query_as("SELECT country, time_zone FROM societies WHERE id = $1")
+                .bind(society_id)
+                .fetch_optional(pool)
+                .await?
         });
-        time_zone
-            .map(|tz| Scope::new(society_id, &tz))
+        society
+            .map(|(country, time_zone)| Scope::new(society_id, &country, &time_zone))
             .ok_or_else(|| AdminError::Invalid(format!("there is no society {society_id}")))
     }
 

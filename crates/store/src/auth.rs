@@ -211,6 +211,7 @@ struct Account {
     roles: String,
     active: bool,
     legal_name: String,
+    country: String,
     time_zone: String,
     data_version: i64,
 }
@@ -232,12 +233,14 @@ struct AccessRow {
     revoked_at: Option<i64>,
     roles: String,
     active: bool,
+    country: String,
     time_zone: String,
 }
 
 #[derive(sqlx::FromRow)]
 struct SocietyRow {
     legal_name: String,
+    country: String,
     time_zone: String,
     data_version: i64,
     roles: String,
@@ -305,7 +308,8 @@ impl Store {
         }
         let account: Option<Account> = with_reader!(&self.db, pool => {
             sqlx::query_as(
-                "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.time_zone, s.data_version \
+                "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone, \
+                 s.data_version \
                  FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
             )
             .bind(&email)
@@ -358,7 +362,7 @@ impl Store {
                 id: account.society_id,
                 legal_name: account.legal_name,
                 sync_check: sync_check(account.society_id, account.data_version),
-                scope: Scope::new(account.society_id, &account.time_zone),
+                scope: Scope::new(account.society_id, &account.country, &account.time_zone),
             },
         }))
     }
@@ -399,7 +403,7 @@ impl Store {
                 return Ok(Err(Refusal::BadCredentials));
             }
             let society: SocietyRow = sqlx::query_as(
-                "SELECT s.legal_name, s.time_zone, s.data_version, u.roles, u.active FROM societies s \
+                "SELECT s.legal_name, s.country, s.time_zone, s.data_version, u.roles, u.active FROM societies s \
                  JOIN users u ON u.society_id = s.id WHERE s.id = $1 AND u.id = $2",
             )
             .bind(society_id)
@@ -434,7 +438,7 @@ impl Store {
                     id: society_id,
                     legal_name: society.legal_name,
                     sync_check: sync_check(society_id, society.data_version),
-                    scope: Scope::new(society_id, &society.time_zone),
+                    scope: Scope::new(society_id, &society.country, &society.time_zone),
                 },
             }))
         })
@@ -447,7 +451,7 @@ impl Store {
         };
         let row: Option<AccessRow> = with_reader!(&self.db, pool => {
             sqlx::query_as(
-                "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.time_zone FROM auth_tokens t \
+                "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone FROM auth_tokens t \
                  JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
                  WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'",
             )
@@ -461,7 +465,7 @@ impl Store {
                 if row.active && has_api_role(&row.roles) {
                     TokenCheck::Valid(Session {
                         user_id: row.user_id,
-                        scope: Scope::new(society_id, &row.time_zone),
+                        scope: Scope::new(society_id, &row.country, &row.time_zone),
                     })
                 } else {
                     TokenCheck::Forbidden

@@ -66,6 +66,7 @@ macro_rules! bind_args {
             query = match arg {
                 $crate::db::Arg::Int(v) => query.bind(*v),
                 $crate::db::Arg::Bool(v) => query.bind(*v),
+                $crate::db::Arg::Text(v) => query.bind(v.clone()),
             };
         }
         query
@@ -79,6 +80,7 @@ pub(crate) use {bind_args, with_reader, with_writer};
 pub(crate) enum Arg {
     Int(i64),
     Bool(bool),
+    Text(String),
 }
 
 /// A query under construction: text with `$n` placeholders, and the values they stand for.

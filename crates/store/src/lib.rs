@@ -81,6 +81,7 @@ pub struct Store {
 #[derive(Debug, Clone)]
 pub struct Scope {
     society_id: i64,
+    country: String,
     time_zone: Tz,
 }
 
@@ -90,14 +91,20 @@ impl Scope {
         self.society_id
     }
 
+    /// The society's country (ISO code), which decides the per-country catalogues it sees.
+    pub fn country(&self) -> &str {
+        &self.country
+    }
+
     /// How this society's timestamps are rendered.
     pub fn render(&self) -> Render {
         Render::new(self.time_zone)
     }
 
-    pub(crate) fn new(society_id: i64, time_zone: &str) -> Self {
+    pub(crate) fn new(society_id: i64, country: &str, time_zone: &str) -> Self {
         Self {
             society_id,
+            country: country.to_owned(),
             time_zone: time_zone.parse().unwrap_or(Tz::UTC),
         }
     }

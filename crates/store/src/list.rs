@@ -22,6 +22,17 @@ pub enum Scoping {
     Society,
     /// A catalogue shared by every society.
     Global,
+    /// A catalogue that differs by country (`t.country`); a caller sees its society's country's rows.
+    Country,
+}
+
+/// A boolean column a list may be filtered by besides the audit filters (e.g. a work order's state flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlagFilter {
+    /// The column, qualified (`t.pending`).
+    pub column: &'static str,
+    /// The value asked for.
+    pub value: bool,
 }
 
 /// How a resource is read: the main table is always aliased `t` and keyed by `t.id`.
@@ -35,6 +46,8 @@ pub struct ListSpec {
     pub columns: &'static str,
     /// Whose rows these are.
     pub scoping: Scoping,
+    /// A fixed condition, for resources that are a slice of a shared table (e.g. `t.kind = 'planting'`).
+    pub condition: Option<&'static str>,
     /// Column filtered by `created_at_from` / `created_from`.
     pub created: Option<&'static str>,
     /// Column filtered by `updated_at_from` / `updated_from`.
@@ -68,13 +81,28 @@ pub enum ListError {
     Store(#[from] StoreError),
 }
 
-/// The `WHERE` clause of a list: society scope first, then deletion, audit filters and `active`.
-fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters) -> Sql {
+/// The `WHERE` clause that decides which rows a caller may see at all: its society's, or its country's.
+fn scope_filter(spec: &ListSpec, scope: &Scope) -> Sql {
     let mut sql = Sql::default();
     sql.push(" WHERE 1 = 1");
-    if spec.scoping == Scoping::Society {
-        sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
+    match spec.scoping {
+        Scoping::Society => {
+            sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
+        }
+        Scoping::Country => {
+            sql.push(" AND t.country = ").arg(Arg::Text(scope.country().to_owned()));
+        }
+        Scoping::Global => {}
     }
+    if let Some(condition) = spec.condition {
+        sql.push(" AND ").push(condition);
+    }
+    sql
+}
+
+/// The `WHERE` clause of a list: scope first, then deletion, audit filters, `active` and any flags.
+fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters, flags: &[FlagFilter]) -> Sql {
+    let mut sql = scope_filter(spec, scope);
     match (spec.deleted, filters.deleted_from) {
         (Some(column), Some(from)) => {
             sql.push(&format!(" AND {column} >= "))
@@ -105,12 +133,14 @@ fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters) -> Sql {
     if let (Some(column), Some(active)) = (spec.active, filters.active) {
         sql.push(&format!(" AND {column} = ")).arg(Arg::Bool(active));
     }
+    for flag in flags {
+        sql.push(&format!(" AND {} = ", flag.column)).arg(Arg::Bool(flag.value));
+    }
     sql
 }
 
 impl Store {
     /// One page of resource `R` for the caller's society, filtered and ordered by id.
-    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
     pub async fn list<R: Resource>(
         &self,
         scope: &Scope,
@@ -118,8 +148,21 @@ impl Store {
         page: PageRequest,
         policy: NextPagePolicy,
     ) -> Result<Page<R::Item>, ListError> {
+        self.list_flagged::<R>(scope, filters, &[], page, policy).await
+    }
+
+    /// [`Store::list`], also filtered by boolean columns.
+    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    pub async fn list_flagged<R: Resource>(
+        &self,
+        scope: &Scope,
+        filters: &AuditFilters,
+        flags: &[FlagFilter],
+        page: PageRequest,
+        policy: NextPagePolicy,
+    ) -> Result<Page<R::Item>, ListError> {
         let spec = R::SPEC;
-        let filter = list_filter(&spec, scope, filters);
+        let filter = list_filter(&spec, scope, filters, flags);
         let count_sql = format!("SELECT COUNT(*) FROM {}{}", spec.from, filter.text);
         let total: i64 = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_scalar::<_, i64>(&count_sql), &filter.args)
@@ -173,4 +216,80 @@ impl Store {
 
 fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// Declares a read resource once: its marker type, its row (one field per selected SQL expression, `t.id` always
+/// first), its [`ListSpec`], and how each column becomes a field of its wire shape.
+///
+/// Each field is `name: RowType = "sql expression" => conversion`, where the conversion is one of
+/// `plain` (as stored), `at` / `at_opt` (epoch ms to an offset timestamp), `plain_at` (to the v2 plain timestamp),
+/// `hectares` (rounded to hundredths), `hectares_text` (a two-decimal string) or `ids` (a comma-separated list of
+/// integers, e.g. from `string_agg`, to an array).
+#[macro_export]
+macro_rules! resource {
+    (
+        $(#[$meta:meta])*
+        $marker:ident, $row:ident => $item:path {
+            name: $name:literal,
+            from: $from:literal,
+            scoping: $scoping:ident,
+            $(condition: $condition:literal,)?
+            created: $created:expr,
+            updated: $updated:expr,
+            deleted: $deleted:expr,
+            active: $active:expr,
+            fields { $($field:ident : $ty:ty = $sql:literal => $conv:ident),* $(,)? }
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $marker;
+
+        #[doc = concat!("One row of `", $name, "` as selected.")]
+        #[derive(Debug, sqlx::FromRow)]
+        pub struct $row {
+            id: i64,
+            $($field: $ty,)*
+        }
+
+        impl $crate::list::Resource for $marker {
+            type Row = $row;
+            type Item = $item;
+            const SPEC: $crate::list::ListSpec = $crate::list::ListSpec {
+                name: $name,
+                from: $from,
+                columns: concat!("t.id AS id" $(, ", ", $sql, " AS ", stringify!($field))*),
+                scoping: $crate::list::Scoping::$scoping,
+                condition: $crate::resource!(@condition $($condition)?),
+                created: $created,
+                updated: $updated,
+                deleted: $deleted,
+                active: $active,
+            };
+
+            #[allow(unused_variables, reason = "catalogues without timestamps do not need the renderer")]
+            fn render(row: $row, render: &$crate::Render) -> $item {
+                $item {
+                    id: row.id,
+                    $($field: $crate::resource!(@convert $conv, row.$field, render),)*
+                }
+            }
+        }
+    };
+    (@condition) => { None };
+    (@condition $condition:literal) => { Some($condition) };
+    (@convert plain, $value:expr, $render:ident) => { $value };
+    (@convert at, $value:expr, $render:ident) => { $render.at($value) };
+    (@convert at_opt, $value:expr, $render:ident) => { $render.at_opt($value) };
+    (@convert plain_at, $value:expr, $render:ident) => { $render.plain($value) };
+    (@convert hectares, $value:expr, $render:ident) => { domain::round_hectares($value) };
+    (@convert hectares_text, $value:expr, $render:ident) => { format!("{:.2}", $value) };
+    (@convert ids, $value:expr, $render:ident) => { $crate::list::parse_ids($value.as_deref()) };
+}
+
+/// Reads a comma-separated list of integers, as `string_agg` returns them; absent means empty.
+pub fn parse_ids(list: Option<&str>) -> Vec<i64> {
+    list.unwrap_or_default()
+        .split(',')
+        .filter_map(|id| id.trim().parse().ok())
+        .collect()
 }

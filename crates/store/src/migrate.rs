@@ -8,7 +8,10 @@ use crate::db::{with_writer, Db, Dialect};
 use crate::{now_millis, StoreError};
 
 /// Every migration, in order. Append only.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "foundation", include_str!("migrations/0001_foundation.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "foundation", include_str!("migrations/0001_foundation.sql")),
+    (2, "domain", include_str!("migrations/0002_domain.sql")),
+];
 
 /// Key of the PostgreSQL advisory lock that serialises migrations of several processes starting at once.
 const MIGRATION_LOCK: i64 = 0x7472_616e_7175;

@@ -8,11 +8,15 @@
 //! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
 //! - [`auth`]: login and refresh.
 //! - [`farmers`], [`establishments`]: master data resources.
+//! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
 pub mod auth;
 pub mod envelope;
 pub mod establishments;
 pub mod farmers;
+pub mod field;
+pub mod operations;
+pub mod planning;
 pub mod time;
 
 pub use envelope::{ErrorBody, ErrorDetail, Page};

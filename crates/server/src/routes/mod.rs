@@ -2,7 +2,10 @@
 
 mod auth;
 mod establishments;
+mod field;
 mod health;
+mod operations;
+mod planning;
 mod resources;
 
 use axum::routing::{get, post};
@@ -13,7 +16,7 @@ use store::resources::farmers::{FarmersV2, FarmersV3};
 use crate::envelope::require_system_id;
 use crate::extract::{V2, V3};
 use crate::AppState;
-use resources::{detail, list};
+pub use resources::{detail, list};
 
 /// The routes that speak the integration API (all need the system-id header).
 pub fn api(state: AppState) -> Router<AppState> {
@@ -30,6 +33,9 @@ pub fn api(state: AppState) -> Router<AppState> {
             "/api/v3/third_party/establishments/{id}",
             get(detail::<Establishments>).delete(establishments::delete),
         )
+        .merge(planning::routes())
+        .merge(operations::routes())
+        .merge(field::routes())
         .layer(middleware::from_fn_with_state(state, require_system_id))
 }
 

@@ -7,5 +7,8 @@ mod postgres;
 mod auth;
 mod establishments;
 mod farmers;
+mod field;
 mod isolation;
+mod operations;
 mod pipeline;
+mod planning;

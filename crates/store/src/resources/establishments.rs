@@ -33,6 +33,7 @@ impl Resource for Establishments {
         from: "establishments t",
         columns: COLUMNS,
         scoping: Scoping::Society,
+        condition: None,
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),

@@ -33,6 +33,7 @@ const SPEC: ListSpec = ListSpec {
                         WHERE p.society_id = t.society_id AND e.farmer_id = t.id \
                         AND p.deleted_at IS NULL AND e.deleted_at IS NULL), 0.0) AS area",
     scoping: Scoping::Society,
+    condition: None,
     created: Some("t.created_at"),
     updated: Some("t.updated_at"),
     deleted: Some("t.deleted_at"),

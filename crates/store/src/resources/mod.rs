@@ -2,6 +2,9 @@
 
 pub mod establishments;
 pub mod farmers;
+pub mod field;
+pub mod operations;
+pub mod planning;
 
 /// Why a write was refused: each variant is a rule of the API, answered with its own message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,106 +1,24 @@
-//! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
-//! establishments and plots that look like each country's farm businesses. The same options always give the same
-//! data, ids included, on either backend.
+//! Farmers, their establishments and their plots, with names, tax ids and phones that look like each country's.
 
-use chrono::{TimeZone, Utc};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::admin::{AdminError, NewUser};
-use crate::auth::API_ROLE;
-use crate::db::{with_reader, with_writer};
+use super::SocietySeed;
+use crate::admin::AdminError;
+use crate::db::with_writer;
 use crate::{touch_society, Store};
 
-/// A demo account, listed in the README.
-#[derive(Debug, Clone, Copy)]
-pub struct DemoAccount {
-    /// Country code of its society.
-    pub country: &'static str,
-    /// Login email.
-    pub email: &'static str,
-    /// Password.
-    pub password: &'static str,
-    /// Whether it holds `api_integrated`.
-    pub api_role: bool,
-    /// First name.
-    pub name: &'static str,
-    /// Last name.
-    pub lastname: &'static str,
-}
-
-/// The demo accounts: one integrator per society, and an Argentine agronomist without the API role.
-pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
-    DemoAccount {
-        country: "AR",
-        email: "integrador@lapampa.com.ar",
-        password: "LaPampa-2026",
-        api_role: true,
-        name: "Integración",
-        lastname: "ERP",
-    },
-    DemoAccount {
-        country: "AR",
-        email: "agronoma@lapampa.com.ar",
-        password: "LaPampa-2026",
-        api_role: false,
-        name: "Lucía",
-        lastname: "Fernández",
-    },
-    DemoAccount {
-        country: "BR",
-        email: "integrador@fazendacerrado.com.br",
-        password: "Cerrado-2026",
-        api_role: true,
-        name: "Integração",
-        lastname: "ERP",
-    },
-    DemoAccount {
-        country: "MX",
-        email: "integrador@agricolabajio.com.mx",
-        password: "Bajio-2026",
-        api_role: true,
-        name: "Integración",
-        lastname: "ERP",
-    },
-];
-
-/// How much demo data to make.
-#[derive(Debug, Clone, Copy)]
-pub struct DemoOptions {
-    /// Multiplies every society's farmers (and so everything under them); 1 is the laptop demo.
-    pub scale: u32,
-    /// Farmers per society at scale 1.
-    pub farmers: u32,
-    /// The random seed; the same seed gives the same data.
-    pub seed: u64,
-}
-
-impl Default for DemoOptions {
-    fn default() -> Self {
-        Self {
-            scale: 1,
-            farmers: 120,
-            seed: 20_260_101,
-        }
-    }
-}
-
-/// What the seed made.
-#[derive(Debug, Clone, Default)]
-pub struct DemoSummary {
-    /// Societies created, with their ids and countries.
-    pub societies: Vec<(i64, &'static str, &'static str)>,
-    /// Farmers created.
+/// How many records the people seed made.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PeopleCounts {
     pub farmers: u64,
-    /// Establishments created.
     pub establishments: u64,
-    /// Plots created.
     pub plots: u64,
 }
 
-struct CountryData {
-    code: &'static str,
-    legal_name: &'static str,
+pub(crate) struct CountryData {
+    pub code: &'static str,
+    pub legal_name: &'static str,
     first_names: &'static [&'static str],
     last_names: &'static [&'static str],
     companies: &'static [&'static str],
@@ -112,7 +30,7 @@ struct CountryData {
     email_domain: &'static str,
 }
 
-const COUNTRIES: &[CountryData] = &[
+pub(crate) const COUNTRIES: &[CountryData] = &[
     CountryData {
         code: "AR",
         legal_name: "Agropecuaria La Pampa S.A.",
@@ -402,124 +320,84 @@ fn slug(text: &str) -> String {
         .join(".")
 }
 
-/// Whether the database already holds any society (the demo does not seed twice).
-pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
-    let count: i64 = with_reader!(&store.db, pool => {
-        sqlx::query_scalar("SELECT COUNT(*) FROM societies").fetch_one(pool).await?
-    });
-    Ok(count > 0)
-}
-
-/// Seeds the demo data into an empty database.
-pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, AdminError> {
-    if is_seeded(store).await? {
-        return Err(AdminError::Invalid(
-            "the database already holds data; the demo seeds only an empty one".into(),
-        ));
-    }
-    let mut rng = StdRng::seed_from_u64(options.seed);
-    let mut summary = DemoSummary::default();
-    // A fixed origin keeps the data identical from run to run; records are spread over the following months.
-    let origin = Utc
-        .with_ymd_and_hms(2025, 6, 2, 11, 0, 0)
-        .single()
-        .map_or(0, |t| t.timestamp_millis());
+/// Seeds a society's farmers, establishments and plots; `field_user` is who created the plots.
+pub(crate) async fn society(
+    store: &Store,
+    society: &SocietySeed,
+    country: &CountryData,
+    farmers_at_scale_one: u32,
+    field_user: Option<i64>,
+) -> Result<PeopleCounts, AdminError> {
+    let mut rng = StdRng::seed_from_u64(society.seed);
+    let mut summary = PeopleCounts::default();
+    let society_id = society.society_id;
     let minute = 60_000;
-    for country in COUNTRIES {
-        let society_id = store
-            .admin()
-            .create_society(country.legal_name, country.code, None)
-            .await?;
-        summary.societies.push((society_id, country.code, country.legal_name));
-        let mut field_user = None;
-        for account in DEMO_ACCOUNTS.iter().filter(|a| a.country == country.code) {
-            let roles = if account.api_role {
-                vec![API_ROLE.to_owned()]
+    let farmers = farmers_at_scale_one.saturating_mul(society.scale);
+    let mut clock = society.origin;
+    with_writer!(&store.db, pool => {
+        let mut tx = pool.begin().await?;
+        for f in 0..farmers {
+            clock += minute * rng.gen_range(1..90);
+            let company = rng.gen_bool(0.35);
+            let (name, lastname) = if company {
+                ((*pick(&mut rng, country.companies)).to_owned(), None)
             } else {
-                vec!["agronomist".to_owned()]
+                ((*pick(&mut rng, country.first_names)).to_owned(), Some((*pick(&mut rng, country.last_names)).to_owned()))
             };
-            let id = store
-                .admin()
-                .create_user(&NewUser {
-                    society_id,
-                    email: account.email.into(),
-                    name: account.name.into(),
-                    lastname: Some(account.lastname.into()),
-                    password: account.password.into(),
-                    roles,
-                })
-                .await?;
-            if field_user.is_none() || !account.api_role {
-                field_user = Some(id);
-            }
-        }
-        let farmers = options.farmers.saturating_mul(options.scale.max(1));
-        let mut clock = origin;
-        with_writer!(&store.db, pool => {
-            let mut tx = pool.begin().await?;
-            for f in 0..farmers {
-                clock += minute * rng.gen_range(1..90);
-                let company = rng.gen_bool(0.35);
-                let (name, lastname) = if company {
-                    ((*pick(&mut rng, country.companies)).to_owned(), None)
-                } else {
-                    ((*pick(&mut rng, country.first_names)).to_owned(), Some((*pick(&mut rng, country.last_names)).to_owned()))
-                };
-                let email = format!("{}.{}@{}", slug(&name), slug(lastname.as_deref().unwrap_or("adm")), country.email_domain);
-                let farmer_id: i64 = sqlx::query_scalar(
-                    "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
-                     phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
+            let email = format!("{}.{}@{}", slug(&name), slug(lastname.as_deref().unwrap_or("adm")), country.email_domain);
+            let farmer_id: i64 = sqlx::query_scalar(
+                "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
+                 phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
+            )
+            .bind(society_id)
+            .bind(&name)
+            .bind(&lastname)
+            .bind((country.tax_id)(&mut rng, company))
+            .bind(rng.gen_bool(0.2).then_some("Cliente desde 2015"))
+            .bind(format!("PROD-{:05}", f + 1))
+            .bind(email)
+            .bind((country.phone)(&mut rng))
+            .bind(clock)
+            .fetch_one(&mut *tx)
+            .await?;
+            summary.farmers += 1;
+            for _ in 0..rng.gen_range(1..=4) {
+                clock += minute * rng.gen_range(1..30);
+                summary.establishments += 1;
+                let establishment_id: i64 = sqlx::query_scalar(
+                    "INSERT INTO establishments (society_id, farmer_id, name, external_code, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
                 )
                 .bind(society_id)
-                .bind(&name)
-                .bind(&lastname)
-                .bind((country.tax_id)(&mut rng, company))
-                .bind(rng.gen_bool(0.2).then_some("Cliente desde 2015"))
-                .bind(format!("PROD-{:05}", f + 1))
-                .bind(email)
-                .bind((country.phone)(&mut rng))
+                .bind(farmer_id)
+                .bind(*pick(&mut rng, country.establishments))
+                .bind(format!("EST-{:05}", summary.establishments))
                 .bind(clock)
                 .fetch_one(&mut *tx)
                 .await?;
-                summary.farmers += 1;
-                for _ in 0..rng.gen_range(1..=4) {
-                    clock += minute * rng.gen_range(1..30);
-                    summary.establishments += 1;
-                    let establishment_id: i64 = sqlx::query_scalar(
-                        "INSERT INTO establishments (society_id, farmer_id, name, external_code, created_at, updated_at) \
-                         VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
+                for p in 0..rng.gen_range(2..=8) {
+                    clock += minute * rng.gen_range(1..5);
+                    summary.plots += 1;
+                    let area = (rng.gen_range(country.plot_area.0..country.plot_area.1) * 100.0).round() / 100.0;
+                    sqlx::query(
+                        "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, \
+                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
                     )
                     .bind(society_id)
-                    .bind(farmer_id)
-                    .bind(*pick(&mut rng, country.establishments))
-                    .bind(format!("EST-{:05}", summary.establishments))
+                    .bind(establishment_id)
+                    .bind(format!("{} {}", country.plot_prefix, p + 1))
+                    .bind(area)
+                    .bind(format!("LOT-{:06}", summary.plots))
+                    .bind(field_user)
                     .bind(clock)
-                    .fetch_one(&mut *tx)
+                    .execute(&mut *tx)
                     .await?;
-                    for p in 0..rng.gen_range(2..=8) {
-                        clock += minute * rng.gen_range(1..5);
-                        summary.plots += 1;
-                        let area = (rng.gen_range(country.plot_area.0..country.plot_area.1) * 100.0).round() / 100.0;
-                        sqlx::query(
-                            "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, \
-                             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-                        )
-                        .bind(society_id)
-                        .bind(establishment_id)
-                        .bind(format!("{} {}", country.plot_prefix, p + 1))
-                        .bind(area)
-                        .bind(format!("LOT-{:06}", summary.plots))
-                        .bind(field_user)
-                        .bind(clock)
-                        .execute(&mut *tx)
-                        .await?;
-                    }
                 }
             }
-            touch_society!(tx, society_id);
-            tx.commit().await?;
-        });
-    }
+        }
+        touch_society!(tx, society_id);
+        tx.commit().await?;
+    });
     Ok(summary)
 }
 

@@ -1,0 +1,1 @@
+//! The field: scouting, scouting measures, waypoints, adversities, progress, field controls, silobags, weather, IoT devices and events.

@@ -1,0 +1,198 @@
+//! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
+//! establishments and plots that look like each country's farm businesses. The same options always give the same
+//! data, ids included, on either backend.
+
+use chrono::{TimeZone, Utc};
+
+use crate::admin::{AdminError, NewUser};
+use crate::auth::API_ROLE;
+use crate::db::with_reader;
+use crate::Store;
+
+mod backbone;
+mod field;
+mod operations;
+mod people;
+mod planning;
+
+/// What every group's society seed needs to know.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SocietySeed {
+    /// The society being seeded.
+    pub society_id: i64,
+    /// Its country code (AR, BR, MX).
+    pub country: &'static str,
+    /// This society's random seed; a group derives its own from it (e.g. `seed ^ GROUP`), so groups do not depend
+    /// on each other's draws.
+    pub seed: u64,
+    /// The demo's `--scale`.
+    pub scale: u32,
+    /// The instant the demo's history starts at (epoch ms); records are spread over the months after it.
+    pub origin: i64,
+}
+
+/// A demo account, listed in the README.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoAccount {
+    /// Country code of its society.
+    pub country: &'static str,
+    /// Login email.
+    pub email: &'static str,
+    /// Password.
+    pub password: &'static str,
+    /// Whether it holds `api_integrated`.
+    pub api_role: bool,
+    /// First name.
+    pub name: &'static str,
+    /// Last name.
+    pub lastname: &'static str,
+}
+
+/// The demo accounts: one integrator per society, and an Argentine agronomist without the API role.
+pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
+    DemoAccount {
+        country: "AR",
+        email: "integrador@lapampa.com.ar",
+        password: "LaPampa-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "AR",
+        email: "agronoma@lapampa.com.ar",
+        password: "LaPampa-2026",
+        api_role: false,
+        name: "Lucía",
+        lastname: "Fernández",
+    },
+    DemoAccount {
+        country: "BR",
+        email: "integrador@fazendacerrado.com.br",
+        password: "Cerrado-2026",
+        api_role: true,
+        name: "Integração",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "MX",
+        email: "integrador@agricolabajio.com.mx",
+        password: "Bajio-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+];
+
+/// How much demo data to make.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoOptions {
+    /// Multiplies every society's farmers (and so everything under them); 1 is the laptop demo.
+    pub scale: u32,
+    /// Farmers per society at scale 1.
+    pub farmers: u32,
+    /// The random seed; the same seed gives the same data.
+    pub seed: u64,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        Self {
+            scale: 1,
+            farmers: 120,
+            seed: 20_260_101,
+        }
+    }
+}
+
+/// What the seed made.
+#[derive(Debug, Clone, Default)]
+pub struct DemoSummary {
+    /// Societies created, with their ids and countries.
+    pub societies: Vec<(i64, &'static str, &'static str)>,
+    /// Farmers created.
+    pub farmers: u64,
+    /// Establishments created.
+    pub establishments: u64,
+    /// Plots created.
+    pub plots: u64,
+}
+
+/// Whether the database already holds any society (the demo does not seed twice).
+pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
+    let count: i64 = with_reader!(&store.db, pool => {
+        sqlx::query_scalar("SELECT COUNT(*) FROM societies").fetch_one(pool).await?
+    });
+    Ok(count > 0)
+}
+
+/// Seeds the demo data into an empty database: global catalogues first, then each society's people, then each
+/// group's society data, in an order where everything a group refers to already exists.
+pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, AdminError> {
+    if is_seeded(store).await? {
+        return Err(AdminError::Invalid(
+            "the database already holds data; the demo seeds only an empty one".into(),
+        ));
+    }
+    let mut summary = DemoSummary::default();
+    // A fixed origin keeps the data identical from run to run; records are spread over the following months.
+    let origin = Utc
+        .with_ymd_and_hms(2025, 6, 2, 11, 0, 0)
+        .single()
+        .map_or(0, |t| t.timestamp_millis());
+    backbone::global(store, origin).await?;
+    planning::global(store, origin).await?;
+    operations::global(store, origin).await?;
+    field::global(store, origin).await?;
+    let mut societies = Vec::new();
+    for country in people::COUNTRIES {
+        let society_id = store
+            .admin()
+            .create_society(country.legal_name, country.code, None)
+            .await?;
+        summary.societies.push((society_id, country.code, country.legal_name));
+        let mut field_user = None;
+        for account in DEMO_ACCOUNTS.iter().filter(|a| a.country == country.code) {
+            let roles = if account.api_role {
+                vec![API_ROLE.to_owned()]
+            } else {
+                vec!["agronomist".to_owned()]
+            };
+            let id = store
+                .admin()
+                .create_user(&NewUser {
+                    society_id,
+                    email: account.email.into(),
+                    name: account.name.into(),
+                    lastname: Some(account.lastname.into()),
+                    password: account.password.into(),
+                    roles,
+                })
+                .await?;
+            if field_user.is_none() || !account.api_role {
+                field_user = Some(id);
+            }
+        }
+        let society = SocietySeed {
+            society_id,
+            country: country.code,
+            seed: options
+                .seed
+                .wrapping_add(society_id.unsigned_abs().wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            scale: options.scale.max(1),
+            origin,
+        };
+        let counts = people::society(store, &society, country, options.farmers, field_user).await?;
+        summary.farmers += counts.farmers;
+        summary.establishments += counts.establishments;
+        summary.plots += counts.plots;
+        societies.push(society);
+    }
+    for society in &societies {
+        backbone::society(store, society).await?;
+        planning::society(store, society).await?;
+        operations::society(store, society).await?;
+        field::society(store, society).await?;
+    }
+    Ok(summary)
+}

@@ -1,0 +1,1 @@
+//! Operations: contractors, machines, applicators, warehouses, voucher types, labour types, work orders, background jobs.
