@@ -7,6 +7,7 @@
 //! - [`config`]: the server's settings.
 //! - [`routes`]: the route table of every generation, and the handlers.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies.
+//! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
 //!   language for every failure, ours or the framework's.
 
@@ -15,6 +16,7 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod i18n;
+pub mod idempotency;
 pub mod routes;
 
 use std::future::Future;
