@@ -423,6 +423,9 @@ struct PlotRow {
     created_at: i64,
 }
 
+/// Ids by name.
+type Ids = HashMap<String, i64>;
+
 /// A master campaign of the society and what its campaigns need.
 struct Planning {
     id: i64,
@@ -443,12 +446,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             .await?
     });
     let lookup = |rows: Vec<(i64, String)>| rows.into_iter().map(|(id, name)| (name, id)).collect::<HashMap<_, _>>();
-    let (species, cycles, times, statuses): (
-        HashMap<String, i64>,
-        HashMap<String, i64>,
-        HashMap<String, i64>,
-        Vec<i64>,
-    ) = with_reader!(&store.db, pool => {
+    let (species, cycles, times, statuses): (Ids, Ids, Ids, Vec<i64>) = with_reader!(&store.db, pool => {
         let species = sqlx::query_as("SELECT id, name FROM species").fetch_all(pool).await?;
         let cycles = sqlx::query_as("SELECT id, name FROM master_campaign_cycles WHERE country = $1")
             .bind(society.country).fetch_all(pool).await?;
