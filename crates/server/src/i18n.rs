@@ -56,6 +56,8 @@ pub enum Msg {
     Internal,
     /// A required text field is blank.
     Blank(&'static str),
+    /// A number that must be positive is not.
+    NotPositive(&'static str),
     /// A reference to a record that the caller's society does not have.
     UnknownReference { field: &'static str, id: i64 },
     /// The record still has live dependants.
@@ -194,6 +196,9 @@ impl Msg {
             (Msg::Blank(f), Es) => format!("El campo {f} es obligatorio y no puede estar vacío."),
             (Msg::Blank(f), Pt) => format!("O campo {f} é obrigatório e não pode estar vazio."),
             (Msg::Blank(f), En) => format!("The field {f} is required and must not be blank."),
+            (Msg::NotPositive(f), Es) => format!("El campo {f} debe ser un número mayor que cero."),
+            (Msg::NotPositive(f), Pt) => format!("O campo {f} deve ser um número maior que zero."),
+            (Msg::NotPositive(f), En) => format!("The field {f} must be a number greater than zero."),
             (Msg::UnknownReference { field, id }, Es) => {
                 format!("{field}: no existe el registro {id} en su sociedad.")
             }
