@@ -6,6 +6,7 @@ pub mod field;
 pub mod operations;
 pub mod planning;
 pub mod plots;
+pub mod work_orders;
 
 use crate::db::with_writer;
 use crate::{now_millis, touch_society, Resource, Scope, Store, StoreError};
