@@ -198,14 +198,12 @@ impl Store {
     #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
     pub async fn find<R: Resource>(&self, scope: &Scope, id: i64) -> Result<Option<R::Item>, StoreError> {
         let spec = R::SPEC;
+        let filter = scope_filter(&spec, scope);
         let mut sql = Sql {
-            text: format!("SELECT {} FROM {} WHERE t.id = ", spec.columns, spec.from),
-            args: vec![],
+            text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+            ..filter
         };
-        sql.arg(Arg::Int(id));
-        if spec.scoping == Scoping::Society {
-            sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
-        }
+        sql.push(" AND t.id = ").arg(Arg::Int(id));
         let row: Option<R::Row> = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_optional(pool).await?
         });
@@ -223,7 +221,10 @@ impl Store {
         // Bounded batches keep every statement within SQLite's limit on bound parameters.
         for batch in ids.chunks(500) {
             let filter = scope_filter(&spec, scope);
-            let mut sql = Sql { text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text), ..filter };
+            let mut sql = Sql {
+                text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+                ..filter
+            };
             sql.push(" AND t.id IN (");
             for (index, id) in batch.iter().enumerate() {
                 if index > 0 {

@@ -60,6 +60,44 @@ impl Store {
         }))
     }
 
+    /// Logically deletes a work order; a read-only one is refused, an already deleted one is left as it is (so a
+    /// retried delete succeeds).
+    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
+    pub async fn delete_work_order(
+        &self,
+        scope: &Scope,
+        local_id: i64,
+    ) -> Result<Result<(), WorkOrderRefusal>, StoreError> {
+        let society_id = scope.society_id();
+        let now = now_millis();
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin().await?;
+            let state: Option<OrderState> = sqlx::query_as(
+                "SELECT updated_at, is_read_only, deleted_at FROM work_orders WHERE society_id = $1 AND id = $2",
+            )
+            .bind(society_id)
+            .bind(local_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match state {
+                None => Ok(Err(WorkOrderRefusal::NotFound)),
+                Some(OrderState { deleted_at: Some(_), .. }) => Ok(Ok(())),
+                Some(OrderState { is_read_only: true, .. }) => Ok(Err(WorkOrderRefusal::ReadOnly)),
+                Some(_) => {
+                    sqlx::query("UPDATE work_orders SET deleted_at = $3, updated_at = $3 WHERE society_id = $1 AND id = $2")
+                        .bind(society_id)
+                        .bind(local_id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                    touch_society!(tx, society_id);
+                    tx.commit().await?;
+                    Ok(Ok(()))
+                }
+            }
+        })
+    }
+
     /// Creates or replaces a work order; answers its `local_id`.
     #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
     pub async fn write_work_order(
