@@ -51,81 +51,212 @@ const SHAPES: &[Shape] = &[
     Shape {
         name: "master_campaign_cycles",
         scope: Scope::Country,
-        fields: &[("id", Int), ("name", Str), ("start_date", Str), ("end_date", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("start_date", Str),
+            ("end_date", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "planting_times",
         scope: Scope::Country,
-        fields: &[("id", Int), ("name", Str), ("description", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("description", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "formulateds",
         scope: Scope::Country,
-        fields: &[("id", Int), ("name", Str), ("external_code", Str), ("active_ingredient", Str), ("formulation_type_id", Int), ("unit_id", Int), ("active", Bool), ("updated_at", Ts)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("external_code", Str),
+            ("active_ingredient", Str),
+            ("formulation_type_id", Int),
+            ("unit_id", Int),
+            ("active", Bool),
+            ("updated_at", Ts),
+        ],
     },
     Shape {
         name: "cultivation_species",
         scope: Scope::Global,
-        fields: &[("id", Int), ("name", Str), ("name_pt", Str), ("scientific_name", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("name_pt", Str),
+            ("scientific_name", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "formulation_types",
         scope: Scope::Global,
-        fields: &[("id", Int), ("code", Str), ("name", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("code", Str),
+            ("name", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "units",
         scope: Scope::Global,
-        fields: &[("id", Int), ("name", Str), ("abbreviation", Str), ("kind", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("abbreviation", Str),
+            ("kind", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "activity_statuses",
         scope: Scope::Global,
-        fields: &[("id", Int), ("name", Str), ("description", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("description", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "hydric_states",
         scope: Scope::Global,
-        fields: &[("id", Int), ("name", Str), ("description", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("description", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "phenological_states",
         scope: Scope::Global,
-        fields: &[("id", Int), ("cultivation_id", Int), ("code", Str), ("name", Str), ("position", Int), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("cultivation_id", Int),
+            ("code", Str),
+            ("name", Str),
+            ("position", Int),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "tags",
         scope: Scope::Society,
-        fields: &[("id", Int), ("parent_id", OptInt), ("name", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("parent_id", OptInt),
+            ("name", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "master_campaigns",
         scope: Scope::Society,
-        fields: &[("id", Int), ("name", Str), ("cultivation_id", Int), ("planting_time_id", Int), ("cycle_id", Int), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("cultivation_id", Int),
+            ("planting_time_id", Int),
+            ("cycle_id", Int),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "campaigns",
         scope: Scope::Society,
         fields: &[
-            ("id", Int), ("master_campaign_id", Int), ("plot_id", Int), ("name", Str), ("external_code", OptStr), ("area", Num),
-            ("planting_date", OptStr), ("objective_yield", OptNum), ("activity_status_id", OptInt), ("active", Bool),
-            ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs),
+            ("id", Int),
+            ("master_campaign_id", Int),
+            ("plot_id", Int),
+            ("name", Str),
+            ("external_code", OptStr),
+            ("area", Num),
+            ("planting_date", OptStr),
+            ("objective_yield", OptNum),
+            ("activity_status_id", OptInt),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
         ],
     },
     Shape {
         name: "cultivations",
         scope: Scope::Society,
-        fields: &[("id", Int), ("plot_id", Int), ("campaign_id", Int), ("formulated_id", Int), ("area", Num), ("active", Bool), ("updated_at", Ts)],
+        fields: &[
+            ("id", Int),
+            ("plot_id", Int),
+            ("campaign_id", Int),
+            ("formulated_id", Int),
+            ("area", Num),
+            ("active", Bool),
+            ("updated_at", Ts),
+        ],
     },
     Shape {
         name: "external_systems",
         scope: Scope::Society,
-        fields: &[("id", Int), ("name", Str), ("description", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("name", Str),
+            ("description", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
     Shape {
         name: "external_plot_associations",
         scope: Scope::Society,
-        fields: &[("id", Int), ("plot_id", Int), ("external_system_id", Int), ("external_id", Str), ("active", Bool), ("created_at", Ts), ("updated_at", Ts), ("deleted_at", OptTs)],
+        fields: &[
+            ("id", Int),
+            ("plot_id", Int),
+            ("external_system_id", Int),
+            ("external_id", Str),
+            ("active", Bool),
+            ("created_at", Ts),
+            ("updated_at", Ts),
+            ("deleted_at", OptTs),
+        ],
     },
 ];
 
@@ -165,7 +296,11 @@ fn assert_shape(shape: &Shape, item: &Value) {
     expected.sort_unstable();
     assert_eq!(keys(item), expected, "{}: {item}", shape.name);
     for (field, kind) in shape.fields {
-        assert!(has_kind(*kind, &item[*field]), "{}.{field} should be {kind:?}: {item}", shape.name);
+        assert!(
+            has_kind(*kind, &item[*field]),
+            "{}.{field} should be {kind:?}: {item}",
+            shape.name
+        );
     }
 }
 
@@ -206,10 +341,17 @@ fn plot_tags(plot: &Value) -> Vec<Value> {
     let tags: Value = serde_json::from_str(text).expect("tags holds JSON");
     let tags = tags.as_array().expect("tags holds an array").clone();
     for tag in &tags {
-        assert_eq!(keys(tag), ["tag_id", "tag_name", "tag_parent_id", "tag_parent_name"], "{tag}");
+        assert_eq!(
+            keys(tag),
+            ["tag_id", "tag_name", "tag_parent_id", "tag_parent_name"],
+            "{tag}"
+        );
         assert!(tag["tag_id"].is_i64() && tag["tag_name"].is_string(), "{tag}");
         assert!(tag["tag_parent_id"].is_null() || tag["tag_parent_id"].is_i64(), "{tag}");
-        assert!(tag["tag_parent_name"].is_null() || tag["tag_parent_name"].is_string(), "{tag}");
+        assert!(
+            tag["tag_parent_name"].is_null() || tag["tag_parent_name"].is_string(),
+            "{tag}"
+        );
     }
     tags
 }

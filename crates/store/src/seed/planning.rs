@@ -32,6 +32,13 @@ struct TagGroup {
     every_plot: bool,
 }
 
+/// A tag group as stored: its id, and its live values' ids and names, which are all a plot may carry.
+struct StoredGroup {
+    id: i64,
+    group: &'static TagGroup,
+    live: Vec<(i64, &'static str)>,
+}
+
 /// An ERP a society's plots are mapped to, and how it spells a plot's id.
 struct System {
     name: &'static str,
@@ -51,7 +58,11 @@ const COUNTRIES: &[CountryPlanning] = &[
         tags: &[
             TagGroup {
                 name: "Zona",
-                values: &[("Norte", Status::Live), ("Sur", Status::Live), ("Oeste", Status::Inactive)],
+                values: &[
+                    ("Norte", Status::Live),
+                    ("Sur", Status::Live),
+                    ("Oeste", Status::Inactive),
+                ],
                 every_plot: true,
             },
             TagGroup {
@@ -65,7 +76,11 @@ const COUNTRIES: &[CountryPlanning] = &[
             },
             TagGroup {
                 name: "Aptitud",
-                values: &[("Agrícola", Status::Live), ("Ganadera", Status::Live), ("Mixta", Status::Live)],
+                values: &[
+                    ("Agrícola", Status::Live),
+                    ("Ganadera", Status::Live),
+                    ("Mixta", Status::Live),
+                ],
                 every_plot: false,
             },
         ],
@@ -87,12 +102,20 @@ const COUNTRIES: &[CountryPlanning] = &[
         tags: &[
             TagGroup {
                 name: "Região",
-                values: &[("Norte", Status::Live), ("Sul", Status::Live), ("Leste", Status::Inactive)],
+                values: &[
+                    ("Norte", Status::Live),
+                    ("Sul", Status::Live),
+                    ("Leste", Status::Inactive),
+                ],
                 every_plot: true,
             },
             TagGroup {
                 name: "Posse",
-                values: &[("Próprio", Status::Live), ("Arrendado", Status::Live), ("Parceria", Status::Deleted)],
+                values: &[
+                    ("Próprio", Status::Live),
+                    ("Arrendado", Status::Live),
+                    ("Parceria", Status::Deleted),
+                ],
                 every_plot: true,
             },
             TagGroup {
@@ -132,12 +155,20 @@ const COUNTRIES: &[CountryPlanning] = &[
             },
             TagGroup {
                 name: "Tenencia",
-                values: &[("Propiedad", Status::Live), ("Rentada", Status::Live), ("Ejidal", Status::Deleted)],
+                values: &[
+                    ("Propiedad", Status::Live),
+                    ("Rentada", Status::Live),
+                    ("Ejidal", Status::Deleted),
+                ],
                 every_plot: true,
             },
             TagGroup {
                 name: "Riego",
-                values: &[("Temporal", Status::Live), ("Riego por goteo", Status::Live), ("Rodado", Status::Live)],
+                values: &[
+                    ("Temporal", Status::Live),
+                    ("Riego por goteo", Status::Live),
+                    ("Rodado", Status::Live),
+                ],
                 every_plot: false,
             },
         ],
@@ -173,8 +204,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     let systems_at = society.origin - 10 * DAY;
     with_writer!(&store.db, pool => {
         let mut tx = pool.begin().await?;
-        // Per group: its id and name, and its live values' (id, name), which are all a plot may carry.
-        let mut groups: Vec<(i64, &str, Vec<(i64, &str)>, bool)> = Vec::new();
+        let mut groups: Vec<StoredGroup> = Vec::new();
         for (g, group) in country.tags.iter().enumerate() {
             let group_at = tags_at + i64::try_from(g).unwrap_or_default() * MINUTE;
             let group_id: i64 = sqlx::query_scalar(
@@ -206,7 +236,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                     live.push((id, name));
                 }
             }
-            groups.push((group_id, group.name, live, group.every_plot));
+            groups.push(StoredGroup { id: group_id, group, live });
         }
 
         let mut systems = Vec::new();
@@ -233,16 +263,16 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         .await?;
         for &(plot_id, created_at) in &plots {
             let mut tags = Vec::new();
-            for (group_id, group_name, live, every_plot) in &groups {
-                if live.is_empty() || (!every_plot && rng.gen_bool(0.4)) {
+            for stored in &groups {
+                if stored.live.is_empty() || (!stored.group.every_plot && rng.gen_bool(0.4)) {
                     continue;
                 }
-                let (tag_id, tag_name) = live[rng.gen_range(0..live.len())];
+                let (tag_id, tag_name) = stored.live[rng.gen_range(0..stored.live.len())];
                 tags.push(PlotTag {
                     tag_id,
                     tag_name: tag_name.to_owned(),
-                    tag_parent_id: Some(*group_id),
-                    tag_parent_name: Some((*group_name).to_owned()),
+                    tag_parent_id: Some(stored.id),
+                    tag_parent_name: Some(stored.group.name.to_owned()),
                 });
             }
             for tag in &tags {
