@@ -289,7 +289,7 @@ pub struct Campaign {
     pub area: f64,
     /// Planting date, `YYYY-MM-DD`; null while not planted.
     pub planting_date: Option<String>,
-    /// Objective yield, kg/ha; null when not set.
+    /// Objective yield, tonnes per hectare; null when not set.
     pub objective_yield: Option<f64>,
     /// Activity status (`/api/v3/third_party/activity_statuses`); null when not set.
     pub activity_status_id: Option<i64>,
