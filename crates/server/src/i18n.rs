@@ -62,6 +62,10 @@ pub enum Msg {
     HasDependants { resource: &'static str, count: i64 },
     /// An error status with no more specific message.
     Status(u16),
+    /// The applicators list was asked for a page past its last (answered with envelope code 0).
+    PageBeyondMaximum { page: u64, max: u64 },
+    /// A boolean filter other than `active` (e.g. a work order's `pending`) is not 1, 0, true or false.
+    InvalidFlag { param: &'static str, value: String },
 }
 
 impl Msg {
@@ -211,6 +215,24 @@ impl Msg {
                 format!("A requisição não pôde ser concluída (HTTP {code}).")
             }
             (Msg::Status(code), En) => format!("The request could not be completed (HTTP {code})."),
+            (Msg::PageBeyondMaximum { page, max }, Es) => {
+                format!("La página solicitada ({page}) supera la página máxima ({max}).")
+            }
+            (Msg::PageBeyondMaximum { page, max }, Pt) => {
+                format!("A página solicitada ({page}) excede a página máxima ({max}).")
+            }
+            (Msg::PageBeyondMaximum { page, max }, En) => {
+                format!("The requested page ({page}) exceeds the maximum page ({max}).")
+            }
+            (Msg::InvalidFlag { param, value }, Es) => {
+                format!("El parámetro {param} debe ser un booleano: 1, 0, true o false; se recibió {value:?}.")
+            }
+            (Msg::InvalidFlag { param, value }, Pt) => {
+                format!("O parâmetro {param} deve ser um booleano: 1, 0, true ou false; recebido {value:?}.")
+            }
+            (Msg::InvalidFlag { param, value }, En) => {
+                format!("The {param} parameter must be a boolean: 1, 0, true or false; got {value:?}.")
+            }
         }
     }
 }
