@@ -56,6 +56,8 @@ pub enum Msg {
     Internal,
     /// A required text field is blank.
     Blank(&'static str),
+    /// A number that must be positive is not.
+    NotPositive(&'static str),
     /// A reference to a record that the caller's society does not have.
     UnknownReference { field: &'static str, id: i64 },
     /// The record still has live dependants.
@@ -66,6 +68,12 @@ pub enum Msg {
     PageBeyondMaximum { page: u64, max: u64 },
     /// A boolean filter other than `active` (e.g. a work order's `pending`) is not 1, 0, true or false.
     InvalidFlag { param: &'static str, value: String },
+    /// The `Idempotency-Key` header is empty, too long or not printable ASCII.
+    InvalidIdempotencyKey,
+    /// The `Idempotency-Key` was first used for a different request.
+    IdempotencyMismatch,
+    /// The first request with this `Idempotency-Key` is still being answered.
+    IdempotencyInProgress,
 }
 
 impl Msg {
@@ -192,6 +200,9 @@ impl Msg {
             (Msg::Blank(f), Es) => format!("El campo {f} es obligatorio y no puede estar vacío."),
             (Msg::Blank(f), Pt) => format!("O campo {f} é obrigatório e não pode estar vazio."),
             (Msg::Blank(f), En) => format!("The field {f} is required and must not be blank."),
+            (Msg::NotPositive(f), Es) => format!("El campo {f} debe ser un número mayor que cero."),
+            (Msg::NotPositive(f), Pt) => format!("O campo {f} deve ser um número maior que zero."),
+            (Msg::NotPositive(f), En) => format!("The field {f} must be a number greater than zero."),
             (Msg::UnknownReference { field, id }, Es) => {
                 format!("{field}: no existe el registro {id} en su sociedad.")
             }
@@ -232,6 +243,33 @@ impl Msg {
             }
             (Msg::InvalidFlag { param, value }, En) => {
                 format!("The {param} parameter must be a boolean: 1, 0, true or false; got {value:?}.")
+            }
+            (Msg::InvalidIdempotencyKey, Es) => {
+                "El encabezado Idempotency-Key debe tener entre 1 y 255 caracteres ASCII visibles.".into()
+            }
+            (Msg::InvalidIdempotencyKey, Pt) => {
+                "O cabeçalho Idempotency-Key deve ter entre 1 e 255 caracteres ASCII visíveis.".into()
+            }
+            (Msg::InvalidIdempotencyKey, En) => {
+                "The Idempotency-Key header must have 1 to 255 visible ASCII characters.".into()
+            }
+            (Msg::IdempotencyMismatch, Es) => {
+                "Este Idempotency-Key ya se usó con otra solicitud; use una clave nueva.".into()
+            }
+            (Msg::IdempotencyMismatch, Pt) => {
+                "Este Idempotency-Key já foi usado com outra requisição; use uma chave nova.".into()
+            }
+            (Msg::IdempotencyMismatch, En) => {
+                "This Idempotency-Key was already used for a different request; use a new key.".into()
+            }
+            (Msg::IdempotencyInProgress, Es) => {
+                "La solicitud original con este Idempotency-Key todavía se está procesando.".into()
+            }
+            (Msg::IdempotencyInProgress, Pt) => {
+                "A requisição original com este Idempotency-Key ainda está sendo processada.".into()
+            }
+            (Msg::IdempotencyInProgress, En) => {
+                "The original request with this Idempotency-Key is still being processed.".into()
             }
         }
     }

@@ -214,6 +214,33 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Records of resource `R` with these ids, ordered by id, leaving out ids the caller's society does not have.
+    pub async fn find_many<R: Resource>(&self, scope: &Scope, ids: &[i64]) -> Result<Vec<R::Item>, StoreError> {
+        let spec = R::SPEC;
+        let render = scope.render();
+        let mut items = Vec::with_capacity(ids.len());
+        // Bounded batches keep every statement within SQLite's limit on bound parameters.
+        for batch in ids.chunks(500) {
+            let filter = scope_filter(&spec, scope);
+            let mut sql = Sql { text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text), ..filter };
+            sql.push(" AND t.id IN (");
+            for (index, id) in batch.iter().enumerate() {
+                if index > 0 {
+                    sql.push(", ");
+                }
+                sql.arg(Arg::Int(*id));
+            }
+            sql.push(") ORDER BY t.id");
+            let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
+                bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_all(pool).await?
+            });
+            items.extend(rows.into_iter().map(|row| R::render(row, &render)));
+        }
+        Ok(items)
+    }
+}
+
 fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }

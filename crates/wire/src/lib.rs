@@ -8,6 +8,8 @@
 //! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
 //! - [`auth`]: login and refresh.
 //! - [`farmers`], [`establishments`]: master data resources.
+//! - [`plots`]: plots as the v3 writes speak them.
+//! - [`jobs`]: bodies that start background jobs.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
 pub mod auth;
@@ -15,8 +17,10 @@ pub mod envelope;
 pub mod establishments;
 pub mod farmers;
 pub mod field;
+pub mod jobs;
 pub mod operations;
 pub mod planning;
+pub mod plots;
 pub mod time;
 
 pub use envelope::{ErrorBody, ErrorDetail, Page};
