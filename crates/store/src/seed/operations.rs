@@ -17,8 +17,11 @@ use crate::{touch_society, Store};
 
 const DAY: i64 = 24 * 3_600_000;
 
-/// Voucher types: (code, name), and the labour types each one's orders use: (name, description).
-const VOUCHERS: &[(&str, &str, &[(&str, &str)])] = &[
+/// Labour types of a voucher type: (name, description).
+type LabourTypes = &'static [(&'static str, &'static str)];
+
+/// Voucher types: (code, name), and the labour types each one's orders use.
+const VOUCHERS: &[(&str, &str, LabourTypes)] = &[
     (
         "OT",
         "Orden de trabajo",
@@ -33,7 +36,10 @@ const VOUCHERS: &[(&str, &str, &[(&str, &str)])] = &[
         "OA",
         "Orden de aplicación",
         &[
-            ("Pulverización terrestre", "Aplicación con pulverizadora autopropulsada o de arrastre"),
+            (
+                "Pulverización terrestre",
+                "Aplicación con pulverizadora autopropulsada o de arrastre",
+            ),
             ("Pulverización aérea", "Aplicación con avión o dron"),
             ("Pulverización selectiva", "Aplicación con sensores de malezas"),
         ],
@@ -51,7 +57,10 @@ const VOUCHERS: &[(&str, &str, &[(&str, &str)])] = &[
         "Orden de fertilización",
         &[
             ("Fertilización al voleo", "Distribución de fertilizante sólido"),
-            ("Fertilización incorporada", "Fertilizante incorporado a la línea de siembra"),
+            (
+                "Fertilización incorporada",
+                "Fertilizante incorporado a la línea de siembra",
+            ),
         ],
     ),
     (
@@ -129,7 +138,12 @@ const AR: Local = Local {
         "Cristian Ferrari",
         "Ezequiel Martínez",
     ],
-    streets: &["Ruta 5 km 612", "Av. San Martín 1450", "Calle 9 Nro 230", "Ruta 35 km 240"],
+    streets: &[
+        "Ruta 5 km 612",
+        "Av. San Martín 1450",
+        "Calle 9 Nro 230",
+        "Ruta 35 km 240",
+    ],
     kinds: [
         "Pulverizadora",
         "Sembradora",
@@ -163,7 +177,12 @@ const BR: Local = Local {
         "Jair Ribeiro",
         "Leandro Carvalho",
     ],
-    streets: &["Rodovia GO-174 km 32", "Av. Presidente Vargas 980", "Rua Goiás 215", "BR-060 km 388"],
+    streets: &[
+        "Rodovia GO-174 km 32",
+        "Av. Presidente Vargas 980",
+        "Rua Goiás 215",
+        "BR-060 km 388",
+    ],
     kinds: [
         "Pulverizador",
         "Plantadeira",
@@ -196,7 +215,11 @@ const MX: Local = Local {
         "Rubén Pérez",
         "Martín Villaseñor",
     ],
-    streets: &["Carretera Celaya-Salvatierra km 8", "Av. Juárez 312", "Camino a San Miguel s/n"],
+    streets: &[
+        "Carretera Celaya-Salvatierra km 8",
+        "Av. Juárez 312",
+        "Camino a San Miguel s/n",
+    ],
     kinds: [
         "Aspersora",
         "Sembradora",
@@ -271,13 +294,22 @@ fn company_tax_id(rng: &mut StdRng, country: &str) -> String {
                 rng.gen_range(1..13),
                 rng.gen_range(1..29)
             ));
-            rfc.push_str(&format!("{}{}{}", char::from(LETTERS[rng.gen_range(0..26)]), rng.gen_range(1..10), "A"));
+            rfc.push_str(&format!(
+                "{}{}{}",
+                char::from(LETTERS[rng.gen_range(0..26)]),
+                rng.gen_range(1..10),
+                "A"
+            ));
             rfc
         }
         _ => {
             let body: u64 = rng.gen_range(50_000_000..72_000_000);
             let digits: Vec<u32> = format!("30{body:08}").chars().filter_map(|c| c.to_digit(10)).collect();
-            let sum: u32 = digits.iter().zip([5, 4, 3, 2, 7, 6, 5, 4, 3, 2]).map(|(d, w)| d * w).sum();
+            let sum: u32 = digits
+                .iter()
+                .zip([5, 4, 3, 2, 7, 6, 5, 4, 3, 2])
+                .map(|(d, w)| d * w)
+                .sum();
             let check = match 11 - sum % 11 {
                 11 => 0,
                 10 => 9,
@@ -311,8 +343,18 @@ fn email_of(name: &str, domain: &str) -> String {
             _ => '.',
         })
         .collect();
-    format!("{}@{domain}", folded.split('.').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("."))
+    format!(
+        "{}@{domain}",
+        folded
+            .split('.')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(".")
+    )
 }
+
+/// (id, name) rows.
+type Named = Vec<(i64, String)>;
 
 /// A campaign a work order may point at.
 #[derive(sqlx::FromRow)]
@@ -377,33 +419,32 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     let words = local(society.country);
     let society_id = society.society_id;
     let scale = usize::try_from(society.scale.max(1)).unwrap_or(1);
-    let (targets, products, establishments, labour_types): (Vec<Target>, Vec<Product>, Vec<(i64, String)>, Vec<(i64, String)>) =
-        with_reader!(&store.db, pool => {
-            let targets = sqlx::query_as(
-                "SELECT c.id, c.area, c.name, p.name AS plot, s.name AS species FROM campaigns c \
-                 JOIN plots p ON p.society_id = c.society_id AND p.id = c.plot_id \
-                 JOIN master_campaigns m ON m.society_id = c.society_id AND m.id = c.master_campaign_id \
-                 JOIN species s ON s.id = m.species_id \
-                 WHERE c.society_id = $1 AND c.deleted_at IS NULL ORDER BY c.id",
-            )
+    let (targets, products, establishments, labour_types): (Vec<Target>, Vec<Product>, Named, Named) = with_reader!(&store.db, pool => {
+        let targets = sqlx::query_as(
+            "SELECT c.id, c.area, c.name, p.name AS plot, s.name AS species FROM campaigns c \
+             JOIN plots p ON p.society_id = c.society_id AND p.id = c.plot_id \
+             JOIN master_campaigns m ON m.society_id = c.society_id AND m.id = c.master_campaign_id \
+             JOIN species s ON s.id = m.species_id \
+             WHERE c.society_id = $1 AND c.deleted_at IS NULL ORDER BY c.id",
+        )
+        .bind(society_id)
+        .fetch_all(pool)
+        .await?;
+        let products = sqlx::query_as(
+            "SELECT f.id, u.abbreviation AS unit, ft.code AS formulation, s.name AS species FROM formulateds f \
+             JOIN units u ON u.id = f.unit_id JOIN formulation_types ft ON ft.id = f.formulation_type_id \
+             LEFT JOIN species s ON s.id = f.species_id WHERE f.country = $1 ORDER BY f.id",
+        )
+        .bind(society.country)
+        .fetch_all(pool)
+        .await?;
+        let establishments = sqlx::query_as("SELECT id, name FROM establishments WHERE society_id = $1 ORDER BY id")
             .bind(society_id)
             .fetch_all(pool)
             .await?;
-            let products = sqlx::query_as(
-                "SELECT f.id, u.abbreviation AS unit, ft.code AS formulation, s.name AS species FROM formulateds f \
-                 JOIN units u ON u.id = f.unit_id JOIN formulation_types ft ON ft.id = f.formulation_type_id \
-                 LEFT JOIN species s ON s.id = f.species_id WHERE f.country = $1 ORDER BY f.id",
-            )
-            .bind(society.country)
-            .fetch_all(pool)
-            .await?;
-            let establishments = sqlx::query_as("SELECT id, name FROM establishments WHERE society_id = $1 ORDER BY id")
-                .bind(society_id)
-                .fetch_all(pool)
-                .await?;
-            let labour_types = sqlx::query_as("SELECT id, name FROM labour_types ORDER BY id").fetch_all(pool).await?;
-            (targets, products, establishments, labour_types)
-        });
+        let labour_types = sqlx::query_as("SELECT id, name FROM labour_types ORDER BY id").fetch_all(pool).await?;
+        (targets, products, establishments, labour_types)
+    });
     let labour_type = |name: &str| labour_types.iter().find(|(_, n)| n == name).map(|(id, _)| *id);
     let voucher_type: Vec<(i64, String)> = with_reader!(&store.db, pool => {
         sqlx::query_as("SELECT id, code FROM voucher_types ORDER BY id").fetch_all(pool).await?
@@ -645,7 +686,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     Ok(())
 }
 
-
 /// What every order of a society draws from.
 struct OrderContext<'a> {
     targets: &'a [Target],
@@ -727,9 +767,19 @@ fn plan_order(
         _ => (false, true, true),
     };
     let read_only = state.2 && rng.gen_bool(0.3);
-    let updated = if state.1 { date + rng.gen_range(1..48) * 3_600_000 } else { created };
+    let updated = if state.1 {
+        date + rng.gen_range(1..48) * 3_600_000
+    } else {
+        created
+    };
     // A pending order may already be partly done in the field.
-    let line_state = |rng: &mut StdRng| if state.0 && rng.gen_bool(0.2) { (false, true, false) } else { state };
+    let line_state = |rng: &mut StdRng| {
+        if state.0 && rng.gen_bool(0.2) {
+            (false, true, false)
+        } else {
+            state
+        }
+    };
     let mut supplies = Vec::new();
     let mut labours = Vec::new();
     let kind = match (task, labour) {
