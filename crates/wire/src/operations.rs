@@ -292,7 +292,7 @@ pub struct WorkOrder {
 pub struct ObjectiveYieldJob {
     /// Job id.
     pub id: i64,
-    /// `queued`, `running`, `finished` or `failed`.
+    /// `pending`, `running`, `finished` or `failed`.
     pub status: String,
     /// Campaigns the job was asked to update.
     pub total_items: i64,
@@ -305,9 +305,9 @@ pub struct ObjectiveYieldJob {
     pub result: Option<serde_json::Value>,
     /// Why the job failed as a whole; null otherwise.
     pub error: Option<String>,
-    /// When the job was queued.
+    /// When the job was queued (status `pending`).
     pub created_at: Timestamp,
-    /// When a worker started it; null while queued.
+    /// When a worker started it; null while pending.
     pub started_at: Option<Timestamp>,
     /// When it finished or failed; null before.
     pub finished_at: Option<Timestamp>,
