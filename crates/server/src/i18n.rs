@@ -73,6 +73,10 @@ pub enum Msg {
     WorkOrderStale(i64),
     /// Another live work order has this `external_id`.
     DuplicateExternalId(i64),
+    /// The applicators list was asked for a page past its last (answered with envelope code 0).
+    PageBeyondMaximum { page: u64, max: u64 },
+    /// A boolean filter other than `active` (e.g. a work order's `pending`) is not 1, 0, true or false.
+    InvalidFlag { param: &'static str, value: String },
     /// The `Idempotency-Key` header is empty, too long or not printable ASCII.
     InvalidIdempotencyKey,
     /// The `Idempotency-Key` was first used for a different request.
@@ -259,6 +263,24 @@ impl Msg {
             (Msg::DuplicateExternalId(id), Es) => format!("Ya existe la orden de trabajo {id} con ese external_id."),
             (Msg::DuplicateExternalId(id), Pt) => format!("Já existe a ordem de trabalho {id} com esse external_id."),
             (Msg::DuplicateExternalId(id), En) => format!("Work order {id} already has that external_id."),
+            (Msg::PageBeyondMaximum { page, max }, Es) => {
+                format!("La página solicitada ({page}) supera la página máxima ({max}).")
+            }
+            (Msg::PageBeyondMaximum { page, max }, Pt) => {
+                format!("A página solicitada ({page}) excede a página máxima ({max}).")
+            }
+            (Msg::PageBeyondMaximum { page, max }, En) => {
+                format!("The requested page ({page}) exceeds the maximum page ({max}).")
+            }
+            (Msg::InvalidFlag { param, value }, Es) => {
+                format!("El parámetro {param} debe ser un booleano: 1, 0, true o false; se recibió {value:?}.")
+            }
+            (Msg::InvalidFlag { param, value }, Pt) => {
+                format!("O parâmetro {param} deve ser um booleano: 1, 0, true ou false; recebido {value:?}.")
+            }
+            (Msg::InvalidFlag { param, value }, En) => {
+                format!("The {param} parameter must be a boolean: 1, 0, true or false; got {value:?}.")
+            }
             (Msg::InvalidIdempotencyKey, Es) => {
                 "El encabezado Idempotency-Key debe tener entre 1 y 255 caracteres ASCII visibles.".into()
             }

@@ -1,1 +1,505 @@
 //! Operations: contractors, machines, applicators, warehouses, voucher types, labour types, work orders, background jobs.
+//!
+//! Most are one-line declarations. Work orders are read in two steps: the generic list pages their headers (so
+//! paging, audit filters and state flags behave like every other list), then [`Store::list_work_orders`] loads the
+//! page's lines and links in three queries and nests them under each header.
+
+use std::collections::HashMap;
+
+use domain::{AuditFilters, NextPagePolicy, PageRequest};
+use wire::operations::{
+    LocalRef, ObjectiveYieldJob, WorkOrder, WorkOrderExtraFields, WorkOrderHeader, WorkOrderLabour, WorkOrderState,
+    WorkOrderSupply,
+};
+use wire::Page;
+
+use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::list::{parse_ids, FlagFilter, ListError};
+use crate::{resource, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
+
+resource! {
+    /// `GET /api/v3/third_party/applicators`, with the ids of the machines each one operates.
+    Applicators, ApplicatorRow => wire::operations::Applicator {
+        name: "applicators",
+        from: "applicators t",
+        scoping: Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            name: String = "t.name" => plain,
+            address: Option<String> = "t.address" => plain,
+            phone_number: Option<String> = "t.phone_number" => plain,
+            email: Option<String> = "t.email" => plain,
+            machines: Option<String> = "(SELECT string_agg(CAST(m.machine_id AS TEXT), ',' ORDER BY m.machine_id) \
+                FROM applicator_machines m WHERE m.society_id = t.society_id AND m.applicator_id = t.id)" => ids,
+            created_at: i64 = "t.created_at" => at,
+            modified_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+            active: bool = "t.active" => plain,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v3/third_party/machines[/{id}]`.
+    Machines, MachineRow => wire::operations::Machine {
+        name: "machines",
+        from: "machines t",
+        scoping: Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            contractor_id: Option<i64> = "t.contractor_id" => plain,
+            name: String = "t.name" => plain,
+            kind: String = "t.kind" => plain,
+            brand: Option<String> = "t.brand" => plain,
+            model: Option<String> = "t.model" => plain,
+            year: Option<i64> = "t.year" => plain,
+            license_plate: Option<String> = "t.license_plate" => plain,
+            external_code: Option<String> = "t.external_code" => plain,
+            active: bool = "t.active" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v3/third_party/contractors[/{id}]`.
+    Contractors, ContractorRow => wire::operations::Contractor {
+        name: "contractors",
+        from: "contractors t",
+        scoping: Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            name: String = "t.name" => plain,
+            cuit: Option<String> = "t.cuit" => plain,
+            email: Option<String> = "t.email" => plain,
+            phone_number: Option<String> = "t.phone_number" => plain,
+            external_code: Option<String> = "t.external_code" => plain,
+            active: bool = "t.active" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v3/third_party/warehouses[/{id}]`.
+    Warehouses, WarehouseRow => wire::operations::Warehouse {
+        name: "warehouses",
+        from: "warehouses t",
+        scoping: Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            establishment_id: Option<i64> = "t.establishment_id" => plain,
+            name: String = "t.name" => plain,
+            address: Option<String> = "t.address" => plain,
+            external_code: Option<String> = "t.external_code" => plain,
+            active: bool = "t.active" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v3/third_party/voucher_types[/{id}]`; a global catalogue.
+    VoucherTypes, VoucherTypeRow => wire::operations::VoucherType {
+        name: "voucher_types",
+        from: "voucher_types t",
+        scoping: Global,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            code: String = "t.code" => plain,
+            name: String = "t.name" => plain,
+            active: bool = "t.active" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v3/third_party/application_order_labour_types[/{id}]`; a global catalogue.
+    LabourTypes, LabourTypeRow => wire::operations::LabourType {
+        name: "application_order_labour_types",
+        from: "labour_types t",
+        scoping: Global,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            voucher_type_id: i64 = "t.voucher_type_id" => plain,
+            name: String = "t.name" => plain,
+            description: String = "t.description" => plain,
+            active: bool = "t.active" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+resource! {
+    /// `GET /api/v2/third_party/work_order_labour_type_attributes/{id}`: the labour types in the v2 shape.
+    LabourTypeAttributes, LabourTypeAttributeRow => wire::operations::LabourTypeAttribute {
+        name: "work_order_labour_type_attributes",
+        from: "labour_types t",
+        scoping: Global,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            name: String = "t.name" => plain,
+            description: String = "t.description" => plain,
+            voucher_type_id: i64 = "t.voucher_type_id" => plain,
+            created_at: i64 = "t.created_at" => at,
+            modified_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+            active: bool = "t.active" => plain,
+        }
+    }
+}
+
+/// One work order header row.
+#[derive(Debug, sqlx::FromRow)]
+pub struct WorkOrderRow {
+    id: i64,
+    society_id: i64,
+    external_id: Option<String>,
+    system_id: String,
+    name: String,
+    date: i64,
+    voucher_date: i64,
+    voucher_type_id: i64,
+    pending: bool,
+    executed: bool,
+    confirmed: bool,
+    is_read_only: bool,
+    active: bool,
+    created_at: i64,
+    updated_at: i64,
+    deleted_at: Option<i64>,
+}
+
+/// The headers of `GET /api/v3/third_party/work_orders`; [`Store::list_work_orders`] adds their lines.
+pub struct WorkOrderHeaders;
+
+impl Resource for WorkOrderHeaders {
+    type Row = WorkOrderRow;
+    type Item = WorkOrderHeader;
+    const SPEC: ListSpec = ListSpec {
+        name: "work_orders",
+        from: "work_orders t",
+        columns: "t.id, t.society_id, t.external_id, t.system_id, t.name, t.date, t.voucher_date, t.voucher_type_id, \
+                  t.pending, t.executed, t.confirmed, t.is_read_only, t.active, t.created_at, t.updated_at, \
+                  t.deleted_at",
+        scoping: Scoping::Society,
+        condition: None,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+    };
+
+    fn render(row: WorkOrderRow, render: &Render) -> WorkOrderHeader {
+        WorkOrderHeader {
+            local_id: row.id,
+            external_id: row.external_id,
+            system_id: row.system_id,
+            name: row.name,
+            date: render.at(row.date),
+            voucher_date: render.at(row.voucher_date),
+            state: WorkOrderState {
+                pending: row.pending,
+                executed: row.executed,
+                confirmed: row.confirmed,
+            },
+            extra_fields: WorkOrderExtraFields {
+                company: LocalRef {
+                    local_id: row.society_id,
+                },
+                voucher_type: LocalRef {
+                    local_id: row.voucher_type_id,
+                },
+            },
+            is_read_only: row.is_read_only,
+            active: row.active,
+            created_at: render.at(row.created_at),
+            updated_at: render.at(row.updated_at),
+            deleted_at: render.at_opt(row.deleted_at),
+        }
+    }
+}
+
+/// The state filters of the work-order list; `None` leaves a flag unfiltered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkOrderStateFilter {
+    /// Only orders whose `pending` flag is this.
+    pub pending: Option<bool>,
+    /// Only orders whose `executed` flag is this.
+    pub executed: Option<bool>,
+    /// Only orders whose `confirmed` flag is this.
+    pub confirmed: Option<bool>,
+}
+
+impl WorkOrderStateFilter {
+    fn flags(self) -> Vec<FlagFilter> {
+        [
+            ("t.pending", self.pending),
+            ("t.executed", self.executed),
+            ("t.confirmed", self.confirmed),
+        ]
+        .into_iter()
+        .filter_map(|(column, value)| value.map(|value| FlagFilter { column, value }))
+        .collect()
+    }
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct SupplyRow {
+    id: i64,
+    work_order_id: i64,
+    campaign_id: i64,
+    formulated_id: i64,
+    area_applied: f64,
+    total_applied: f64,
+    date: i64,
+    pending: bool,
+    executed: bool,
+    confirmed: bool,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct LabourRow {
+    id: i64,
+    work_order_id: i64,
+    campaign_id: i64,
+    labour_type_id: Option<i64>,
+    area_applied: f64,
+    date: i64,
+    pending: bool,
+    executed: bool,
+    confirmed: bool,
+    contractors: Option<String>,
+    machines: Option<String>,
+    applicators: Option<String>,
+}
+
+const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
+                              s.total_applied, s.date, s.pending, s.executed, s.confirmed";
+
+// Each link list is aggregated per line in the same query, so a page of orders costs three queries in all.
+const LABOUR_COLUMNS: &str = "l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
+     l.pending, l.executed, l.confirmed, \
+     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',' ORDER BY x.contractor_id) \
+      FROM work_order_labour_contractors x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS contractors, \
+     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',' ORDER BY x.machine_id) \
+      FROM work_order_labour_machines x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS machines, \
+     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',' ORDER BY x.applicator_id) \
+      FROM work_order_labour_applicators x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS applicators";
+
+fn refs(list: Option<&str>) -> Vec<LocalRef> {
+    parse_ids(list)
+        .into_iter()
+        .map(|local_id| LocalRef { local_id })
+        .collect()
+}
+
+/// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id IN (…)`, lines in
+/// their stored order.
+fn lines_query(columns: &str, table: &str, alias: &str, society_id: i64, orders: &[i64]) -> Sql {
+    let mut sql = Sql::default();
+    sql.push(&format!(
+        "SELECT {columns} FROM {table} {alias} WHERE {alias}.society_id = "
+    ))
+    .arg(Arg::Int(society_id));
+    sql.push(&format!(" AND {alias}.work_order_id IN ("));
+    for (n, id) in orders.iter().enumerate() {
+        if n > 0 {
+            sql.push(", ");
+        }
+        sql.arg(Arg::Int(*id));
+    }
+    sql.push(&format!(
+        ") ORDER BY {alias}.work_order_id, {alias}.position, {alias}.id"
+    ));
+    sql
+}
+
+impl Store {
+    /// One page of the caller's work orders, each with its supply and labour lines.
+    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
+    pub async fn list_work_orders(
+        &self,
+        scope: &Scope,
+        filters: &AuditFilters,
+        state: WorkOrderStateFilter,
+        page: PageRequest,
+        policy: NextPagePolicy,
+    ) -> Result<Page<WorkOrder>, ListError> {
+        let headers = self
+            .list_flagged::<WorkOrderHeaders>(scope, filters, &state.flags(), page, policy)
+            .await?;
+        let items = self.with_lines(scope, headers.items).await?;
+        Ok(Page {
+            items,
+            current_page: headers.current_page,
+            next_page: headers.next_page,
+            total_pages: headers.total_pages,
+            total_items: headers.total_items,
+        })
+    }
+
+    /// One work order of the caller's society with its lines, logically deleted ones included.
+    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
+    pub async fn find_work_order(&self, scope: &Scope, id: i64) -> Result<Option<WorkOrder>, StoreError> {
+        let Some(header) = self.find::<WorkOrderHeaders>(scope, id).await? else {
+            return Ok(None);
+        };
+        Ok(self.with_lines(scope, vec![header]).await?.pop())
+    }
+
+    /// Nests each header's lines under it.
+    async fn with_lines(&self, scope: &Scope, headers: Vec<WorkOrderHeader>) -> Result<Vec<WorkOrder>, StoreError> {
+        if headers.is_empty() {
+            return Ok(Vec::new());
+        }
+        let society_id = scope.society_id();
+        let ids: Vec<i64> = headers.iter().map(|h| h.local_id).collect();
+        let supplies_sql = lines_query(SUPPLY_COLUMNS, "work_order_supplies", "s", society_id, &ids);
+        let labours_sql = lines_query(LABOUR_COLUMNS, "work_order_labours", "l", society_id, &ids);
+        let (supplies, labours): (Vec<SupplyRow>, Vec<LabourRow>) = with_reader!(&self.db, pool => {
+            let supplies = bind_args!(sqlx::query_as::<_, SupplyRow>(&supplies_sql.text), &supplies_sql.args)
+                .fetch_all(pool)
+                .await?;
+            let labours = bind_args!(sqlx::query_as::<_, LabourRow>(&labours_sql.text), &labours_sql.args)
+                .fetch_all(pool)
+                .await?;
+            (supplies, labours)
+        });
+        let render = scope.render();
+        let mut lines: HashMap<i64, (Vec<WorkOrderSupply>, Vec<WorkOrderLabour>)> = HashMap::new();
+        for row in supplies {
+            lines.entry(row.work_order_id).or_default().0.push(WorkOrderSupply {
+                local_id: row.id,
+                cultivation: LocalRef {
+                    local_id: row.campaign_id,
+                },
+                formulated: LocalRef {
+                    local_id: row.formulated_id,
+                },
+                area_applied: row.area_applied,
+                total_applied: row.total_applied,
+                date: render.at(row.date),
+                state: WorkOrderState {
+                    pending: row.pending,
+                    executed: row.executed,
+                    confirmed: row.confirmed,
+                },
+            });
+        }
+        for row in labours {
+            lines.entry(row.work_order_id).or_default().1.push(WorkOrderLabour {
+                local_id: row.id,
+                cultivation: LocalRef {
+                    local_id: row.campaign_id,
+                },
+                labour_type: row.labour_type_id.map(|local_id| LocalRef { local_id }),
+                area_applied: row.area_applied,
+                contractors: refs(row.contractors.as_deref()),
+                machines: refs(row.machines.as_deref()),
+                applicators: refs(row.applicators.as_deref()),
+                date: render.at(row.date),
+                state: WorkOrderState {
+                    pending: row.pending,
+                    executed: row.executed,
+                    confirmed: row.confirmed,
+                },
+            });
+        }
+        Ok(headers
+            .into_iter()
+            .map(|header| {
+                let (supplies, labours) = lines.remove(&header.local_id).unwrap_or_default();
+                WorkOrder {
+                    header,
+                    supplies,
+                    labours,
+                }
+            })
+            .collect())
+    }
+}
+
+/// One objective-yield job row.
+#[derive(Debug, sqlx::FromRow)]
+pub struct JobRow {
+    id: i64,
+    status: String,
+    total_items: i64,
+    processed_items: i64,
+    failed_items: i64,
+    result: Option<String>,
+    error: Option<String>,
+    created_at: i64,
+    started_at: Option<i64>,
+    finished_at: Option<i64>,
+    updated_at: i64,
+}
+
+/// `GET /api/v2/third_party/campaigns/update_objective_yield/jobs`: the caller's objective-yield update jobs.
+pub struct ObjectiveYieldJobs;
+
+impl Resource for ObjectiveYieldJobs {
+    type Row = JobRow;
+    type Item = ObjectiveYieldJob;
+    const SPEC: ListSpec = ListSpec {
+        name: "update_objective_yield/jobs",
+        from: "jobs t",
+        columns: "t.id, t.status, t.total_items, t.processed_items, t.failed_items, t.result, t.error, \
+                  t.created_at, t.started_at, t.finished_at, t.updated_at",
+        scoping: Scoping::Society,
+        condition: Some("t.kind = 'update_objective_yield'"),
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+    };
+
+    fn render(row: JobRow, render: &Render) -> ObjectiveYieldJob {
+        ObjectiveYieldJob {
+            id: row.id,
+            status: row.status,
+            total_items: row.total_items,
+            processed_items: row.processed_items,
+            failed_items: row.failed_items,
+            result: wire::operations::json_or_null(row.result.as_deref()),
+            error: row.error,
+            created_at: render.at(row.created_at),
+            started_at: render.at_opt(row.started_at),
+            finished_at: render.at_opt(row.finished_at),
+            updated_at: render.at(row.updated_at),
+        }
+    }
+}
