@@ -7,11 +7,14 @@
 //! - [`time`]: the two timestamp renderings the API uses (ISO 8601 with offset, and the v2 plot's plain form).
 //! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
 //! - [`auth`]: login and refresh.
+//! - [`applicators`]: applicator writes (v2).
+//! - [`work_orders`]: the body of work-order writes.
 //! - [`farmers`], [`establishments`]: master data resources.
 //! - [`plots`]: plots as the v3 writes speak them.
 //! - [`jobs`]: bodies that start background jobs.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
+pub mod applicators;
 pub mod auth;
 pub mod envelope;
 pub mod establishments;
@@ -22,6 +25,7 @@ pub mod operations;
 pub mod planning;
 pub mod plots;
 pub mod time;
+pub mod work_orders;
 
 pub use envelope::{ErrorBody, ErrorDetail, Page};
 pub use time::{PlainTimestamp, Timestamp};

@@ -1,5 +1,6 @@
 //! The route table: every path of every generation, each mapped to a handler in a line.
 
+mod applicators;
 mod auth;
 mod establishments;
 mod field;
@@ -8,8 +9,9 @@ mod operations;
 mod planning;
 mod plots;
 mod resources;
+mod work_orders;
 
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post, put};
 use axum::{middleware, Router};
 use store::resources::establishments::Establishments;
 use store::resources::farmers::{FarmersV2, FarmersV3};
@@ -37,6 +39,19 @@ pub fn api(state: AppState) -> Router<AppState> {
             get(detail::<Establishments>).delete(establishments::delete),
         )
         .route("/api/v3/third_party/plots", post(plots::create))
+        .route("/integration/api/v1/workOrders", post(work_orders::create))
+        .route(
+            "/integration/api/v1/workOrders/{local_id}",
+            patch(work_orders::replace).delete(work_orders::delete),
+        )
+        .route(
+            "/api/v2/third_party/applicators",
+            post(applicators::create).put(applicators::update),
+        )
+        .route(
+            "/api/v2/third_party/applicators/{id}",
+            put(applicators::update_by_path).delete(applicators::delete),
+        )
         .route(
             "/api/v3/third_party/plots/{id}",
             get(detail::<PlotsV3>).delete(plots::delete),

@@ -1,11 +1,12 @@
-//! Routes of the operations group. Operations: contractors, machines, applicators, warehouses, voucher types, labour types, work orders, background jobs.
+//! Routes of the operations group: contractors, machines, applicators, warehouses, voucher types, labour types,
+//! work orders, background jobs.
 //!
 //! Hand-written handlers are for what differs from the generic list: the applicators list's out-of-range page
 //! quirk, and work orders (state filters, nested lines).
 
 use std::collections::HashMap;
 
-use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::routing::get;
@@ -15,15 +16,14 @@ use domain::PageError;
 use store::list::ListError;
 use store::resources::operations::{
     Applicators, Contractors, LabourTypeAttributes, LabourTypes, Machines, ObjectiveYieldJobs, VoucherTypes,
-    Warehouses, WorkOrderHeaders, WorkOrderStateFilter,
+    Warehouses, WorkOrderStateFilter,
 };
-use store::Resource;
 use wire::operations::{Applicator, WorkOrder};
 use wire::Page;
 
 use super::{detail, list};
 use crate::error::ApiError;
-use crate::extract::{parse_id, Caller, ListQuery, V2, V3};
+use crate::extract::{Caller, ListQuery, V2, V3};
 use crate::i18n::Msg;
 use crate::AppState;
 
@@ -53,7 +53,7 @@ pub fn routes() -> Router<AppState> {
             get(detail::<LabourTypeAttributes>),
         )
         .route("/api/v3/third_party/work_orders", get(work_orders))
-        .route("/api/v3/third_party/work_orders/{id}", get(work_order))
+        .route("/api/v3/third_party/work_orders/{id}", get(super::work_orders::detail))
         .route(
             "/api/v2/third_party/campaigns/update_objective_yield/jobs",
             get(list::<ObjectiveYieldJobs, V2>),
@@ -103,22 +103,6 @@ async fn work_orders(
         )
         .await?;
     Ok(Json(page))
-}
-
-/// `GET /api/v3/third_party/work_orders/{localId}`: one full order, 404 when the caller's society has none.
-async fn work_order(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Json<WorkOrder>, ApiError> {
-    let name = WorkOrderHeaders::SPEC.name;
-    let numeric = parse_id(&id, name)?;
-    state
-        .store
-        .find_work_order(&caller.scope, numeric)
-        .await?
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found(name, id))
 }
 
 /// The work-order list's `pending`, `executed` and `confirmed` filters, each spelled like `active`.

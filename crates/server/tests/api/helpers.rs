@@ -110,15 +110,33 @@ async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
             let admin_url = tokio::task::spawn_blocking(crate::postgres::admin_url)
                 .await
                 .expect("the cluster starts");
-            let mut admin = sqlx::PgConnection::connect(&admin_url)
-                .await
-                .expect("connect to the PostgreSQL server");
+            let mut admin = connect_when_ready(&admin_url).await;
             sqlx::query(&format!("CREATE DATABASE {name}"))
                 .execute(&mut admin)
                 .await
                 .expect("create a test database");
             let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
             (format!("{base}/{name}"), None)
+        }
+    }
+}
+
+/// Connects to PostgreSQL, waiting out the "starting up" answer of a cluster that has just opened its port.
+async fn connect_when_ready(url: &str) -> sqlx::PgConnection {
+    let mut attempts = 0;
+    loop {
+        match sqlx::PgConnection::connect(url).await {
+            Ok(connection) => return connection,
+            Err(error) if attempts < 100 => {
+                attempts += 1;
+                let starting = error
+                    .as_database_error()
+                    .and_then(|e| e.code())
+                    .is_some_and(|code| code == "57P03");
+                assert!(starting, "connect to the PostgreSQL server: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("PostgreSQL never finished starting: {error}"),
         }
     }
 }

@@ -13,3 +13,7 @@ mod isolation;
 mod operations;
 mod pipeline;
 mod planning;
+mod plots;
+mod spec_paths;
+mod sync;
+mod work_order_writes;

@@ -90,7 +90,12 @@ fn free_port() -> Result<u16, String> {
 }
 
 fn start() -> Result<Cluster, String> {
+    // PATH may hold links to a few of the binaries only; their real directory has them all (pg_isready too).
     let bin = bin_dir()?;
+    let bin = std::fs::canonicalize(bin.join("postgres"))
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or(bin);
     let as_postgres = running_as_root();
     let dir = std::env::temp_dir().join(format!("tranquera-pg-{}-{}", std::process::id(), free_port()?));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

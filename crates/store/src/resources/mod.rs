@@ -1,5 +1,6 @@
 //! The declaration of every resource: its table, columns, scope and wire shape, and its writes where it has any.
 
+pub mod applicators;
 pub mod establishments;
 pub mod farmers;
 pub mod field;

@@ -499,7 +499,9 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id",
                     society_id, plan.id, plot.id, status, plan.name, format!("CMP-{campaign_number:06}"), area,
                     plan.planting_date.clone(), (plan.objective_yield * rng.gen_range(0.9..1.1) * 100.0).round() / 100.0, at);
-                if let Some(variety) = plan.varieties.get(rng.gen_range(0..plan.varieties.len().max(1))) {
+                // A campaign still being planned has nothing sown yet, so no cultivation row.
+                let sown = status != statuses.first().copied();
+                if let Some(variety) = plan.varieties.get(rng.gen_range(0..plan.varieties.len().max(1))).filter(|_| sown) {
                     sqlx::query(
                         "INSERT INTO cultivations (society_id, plot_id, campaign_id, formulated_id, area, created_at, \
                          updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",

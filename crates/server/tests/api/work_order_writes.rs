@@ -1,0 +1,374 @@
+//! Work-order writes on the v1 integration layer: every rule, the GET→PATCH round trip, the read-only lock,
+//! optimistic concurrency, deletion and isolation.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{error_envelope, integrator, TestApp};
+use crate::on_both_backends;
+
+const WRITE: &str = "/integration/api/v1/workOrders";
+const READ: &str = "/api/v3/third_party/work_orders";
+
+/// Ids from the caller's society (and country) to build a valid order from.
+struct Refs {
+    society: i64,
+    campaign: i64,
+    formulated: i64,
+    voucher_type: i64,
+    labour_type: i64,
+    contractor: i64,
+    machine: i64,
+    applicator: i64,
+}
+
+async fn first_id(app: &TestApp, token: &str, path: &str) -> i64 {
+    app.get_ok(path, token).await["items"][0]["id"].as_i64().unwrap_or_else(|| panic!("{path} has an item"))
+}
+
+async fn references(app: &TestApp, country: &str) -> (String, Refs) {
+    let login = app.login_as(integrator(country)).await;
+    let token = login["access_token"].as_str().expect("token").to_owned();
+    let refs = Refs {
+        society: login["society"]["id"].as_i64().expect("society"),
+        campaign: first_id(app, &token, "/api/v3/third_party/campaigns").await,
+        formulated: first_id(app, &token, "/api/v3/third_party/formulateds").await,
+        voucher_type: first_id(app, &token, "/api/v3/third_party/voucher_types").await,
+        labour_type: first_id(app, &token, "/api/v3/third_party/application_order_labour_types").await,
+        contractor: first_id(app, &token, "/api/v3/third_party/contractors").await,
+        machine: first_id(app, &token, "/api/v3/third_party/machines").await,
+        applicator: first_id(app, &token, "/api/v3/third_party/applicators").await,
+    };
+    (token, refs)
+}
+
+fn order(refs: &Refs) -> Value {
+    let state = json!({ "pending": true, "executed": false, "confirmed": false });
+    json!({
+        "header": {
+            "external_id": "ERP-OT-9001",
+            "system_id": "third_party",
+            "name": "Pulverización presiembra lote 4",
+            "date": "2025-10-02T08:00:00-03:00",
+            "voucher_date": "2025-10-01T00:00:00-03:00",
+            "state": state,
+            "extra_fields": { "company": { "local_id": refs.society }, "voucher_type": { "local_id": refs.voucher_type } }
+        },
+        "supplies": [
+            { "cultivation": { "local_id": refs.campaign }, "formulated": { "local_id": refs.formulated },
+              "area_applied": 42.5, "total_applied": 85.0, "date": "2025-10-02T08:00:00-03:00", "state": state }
+        ],
+        "labours": [
+            { "cultivation": { "local_id": refs.campaign }, "labour_type": { "local_id": refs.labour_type },
+              "area_applied": 42.5, "contractors": [{ "local_id": refs.contractor }], "machines": [{ "local_id": refs.machine }],
+              "applicators": [{ "local_id": refs.applicator }], "date": "2025-10-02T08:00:00-03:00", "state": state }
+        ]
+    })
+}
+
+async fn patch(app: &TestApp, token: &str, id: &Value, body: &Value) -> reqwest::Response {
+    app.request(Method::PATCH, &format!("{WRITE}/{id}")).bearer_auth(token).json(body).send().await.expect("PATCH")
+}
+
+async fn total(app: &TestApp, token: &str) -> Value {
+    app.get_ok(READ, token).await["total_items"].clone()
+}
+
+/// A read order as a write body: what an ERP sends back after a GET.
+fn as_written(read: &Value) -> Value {
+    read.clone()
+}
+
+on_both_backends! {
+    async fn a_created_order_is_stored_whole_and_read_back(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let before = total(&app, &token).await;
+        let response = app.post(WRITE, &token, &order(&refs)).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let etag = response.headers().get("etag").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let created: Value = response.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        assert!(etag.is_some_and(|tag| tag.starts_with(&format!("\"{id}-"))));
+        assert_eq!(location, Some(format!("{READ}/{id}")));
+        assert_eq!(created["header"]["system_id"], "third_party");
+        assert_eq!(created["header"]["is_read_only"], false);
+        assert_eq!(created["header"]["extra_fields"]["company"]["local_id"], refs.society);
+        assert_eq!(created["supplies"][0]["cultivation"]["local_id"], refs.campaign);
+        assert_eq!(created["supplies"][0]["total_applied"], 85.0);
+        assert!(created["supplies"][0]["local_id"].is_i64());
+        assert_eq!(created["labours"][0]["machines"], json!([{ "local_id": refs.machine }]));
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, created);
+        assert_eq!(total(&app, &token).await.as_u64(), before.as_u64().map(|n| n + 1));
+    }
+
+    async fn every_rule_is_refused_with_its_message_and_nothing_is_written(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let (_, brazil) = refs_of_brazil(&app).await;
+        let before_total = total(&app, &token).await;
+        let before_check = app.login_as(integrator("AR")).await["society"]["syncCheck"].clone();
+        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+            (Box::new(|o| o["header"]["system_id"] = json!("erp")), "third_party"),
+            (Box::new(move |o| o["header"]["extra_fields"]["company"]["local_id"] = json!(brazil.society)), "company"),
+            (Box::new(|o| o["header"]["extra_fields"]["voucher_type"]["local_id"] = json!(999_999)), "voucher_type"),
+            (Box::new(|o| o["header"]["name"] = json!("  ")), "header.name"),
+            (Box::new(|o| o["supplies"][0]["area_applied"] = json!(0)), "supplies[0].area_applied"),
+            (Box::new(|o| o["supplies"][0]["total_applied"] = json!(-5)), "supplies[0].total_applied"),
+            (Box::new(|o| o["labours"][0]["area_applied"] = json!(-1)), "labours[0].area_applied"),
+            (Box::new(|o| o["supplies"][0]["formulated"]["local_id"] = json!(999_999)), "formulated"),
+            (Box::new(move |o| o["supplies"][0]["formulated"]["local_id"] = json!(brazil.formulated)), "formulated"),
+            (Box::new(move |o| o["labours"][0]["contractors"][0]["local_id"] = json!(brazil.contractor)), "contractors[0]"),
+            (Box::new(move |o| o["labours"][0]["machines"][0]["local_id"] = json!(brazil.machine)), "machines[0]"),
+            (Box::new(move |o| o["labours"][0]["applicators"][0]["local_id"] = json!(brazil.applicator)), "applicators[0]"),
+            (Box::new(move |o| o["labours"][0]["cultivation"]["local_id"] = json!(brazil.campaign)), "campaña"),
+            (Box::new(|o| o["labours"][0]["labour_type"]["local_id"] = json!(999_999)), "labour_type"),
+            (Box::new(|o| o["supplies"][0]["local_id"] = json!(1)), "supplies[0].local_id"),
+        ];
+        for (break_it, expected) in cases {
+            let mut body = order(&refs);
+            break_it(&mut body);
+            let response = app.post(WRITE, &token, &body).await;
+            assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY, "the case about {expected:?} is refused");
+            let (code, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert_eq!(code, 422);
+            assert!(message.contains(expected), "expected {expected:?} in {message}");
+        }
+        for (path, hint) in [("/api/v3/third_party/cultivation_species", "especie"), ("/api/v3/third_party/cultivations", "/cultivations")] {
+            let (country, id) = homonym_of_no_campaign(&app, path).await;
+            let (there, their_refs) = references(&app, country).await;
+            let mut body = order(&their_refs);
+            body["supplies"][0]["cultivation"]["local_id"] = json!(id);
+            let (_, message) = error_envelope(app.post(WRITE, &there, &body).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains("campaigns.id") && message.contains(hint), "the homonym rule is explained: {message}");
+        }
+        let mut several = order(&refs);
+        several["header"]["system_id"] = json!("erp");
+        several["supplies"][0]["area_applied"] = json!(0);
+        let (_, message) = error_envelope(app.post(WRITE, &token, &several).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert!(message.contains("system_id") && message.contains("area_applied"), "every violation is reported: {message}");
+        for (field, value) in [("date", json!("02/10/2025")), ("name", json!(5)), ("state", json!("pending"))] {
+            let mut body = order(&refs);
+            body["header"][field] = value;
+            error_envelope(app.post(WRITE, &token, &body).await, StatusCode::BAD_REQUEST).await;
+        }
+        let mut missing = order(&refs);
+        missing["header"].as_object_mut().expect("header").remove("voucher_date");
+        let (_, message) = error_envelope(app.post(WRITE, &token, &missing).await, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("voucher_date"), "{message}");
+        assert_eq!(total(&app, &token).await, before_total);
+        assert_eq!(app.login_as(integrator("AR")).await["society"]["syncCheck"], before_check, "nothing was written");
+    }
+
+    async fn read_only_fields_sent_on_a_write_are_ignored(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let mut body = order(&refs);
+        body["header"]["local_id"] = json!(424_242);
+        body["header"]["is_read_only"] = json!(true);
+        body["header"]["created_at"] = json!("2001-01-01T00:00:00+00:00");
+        let created: Value = app.post(WRITE, &token, &body).await.json().await.expect("JSON");
+        assert_ne!(created["header"]["local_id"], 424_242);
+        assert_eq!(created["header"]["is_read_only"], false);
+        assert_ne!(created["header"]["created_at"], "2001-01-01T00:00:00+00:00");
+    }
+
+    async fn an_order_from_the_list_patched_back_unchanged_changes_nothing(app) {
+        let (token, _) = references(&app, "AR").await;
+        let orders = app.get_ok(&format!("{READ}?size=50"), &token).await;
+        let read = orders["items"].as_array().expect("items").iter()
+            .find(|o| o["header"]["is_read_only"] == false && o["labours"].as_array().is_some_and(|l| !l.is_empty()))
+            .expect("a writable demo order with labours")
+            .clone();
+        let id = read["header"]["local_id"].clone();
+        let response = patch(&app, &token, &id, &as_written(&read)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let after: Value = response.json().await.expect("JSON");
+        let mut expected = read.clone();
+        expected["header"]["updated_at"] = after["header"]["updated_at"].clone();
+        assert_eq!(after, expected, "same header, same lines, same line ids");
+    }
+
+    async fn a_patch_adds_changes_and_removes_lines(app) {
+        let (token, refs) = references(&app, "MX").await;
+        let created: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let mut changed = created.clone();
+        changed["header"]["name"] = json!("Aplicación corregida");
+        changed["supplies"][0]["total_applied"] = json!(90.5);
+        let kept_supply = created["supplies"][0]["local_id"].clone();
+        let mut added = changed["supplies"][0].clone();
+        added.as_object_mut().expect("line").remove("local_id");
+        added["area_applied"] = json!(10);
+        changed["supplies"].as_array_mut().expect("supplies").push(added);
+        changed["labours"] = json!([]);
+        let after: Value = patch(&app, &token, &id, &changed).await.json().await.expect("JSON");
+        assert_eq!(after["header"]["name"], "Aplicación corregida");
+        assert_eq!(after["supplies"][0]["local_id"], kept_supply);
+        assert_eq!(after["supplies"][0]["total_applied"], 90.5);
+        assert!(after["supplies"][1]["local_id"].is_i64() && after["supplies"][1]["local_id"] != kept_supply);
+        assert_eq!(after["labours"], json!([]));
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, after);
+        let since = created["header"]["updated_at"].as_str().expect("updated_at").replace('+', "%2B");
+        let synced = app.all_items(&format!("{READ}?updated_at_from={since}"), &token).await;
+        assert!(synced.contains(&after), "the change shows in incremental sync");
+    }
+
+    async fn a_read_only_order_cannot_be_patched_or_deleted(app) {
+        let (token, _) = references(&app, "AR").await;
+        let all = app.all_items(&format!("{READ}?confirmed=1&size=500"), &token).await;
+        let locked = all.iter().find(|o| o["header"]["is_read_only"] == true).expect("a read-only demo order").clone();
+        let id = locked["header"]["local_id"].clone();
+        let mut changed = locked.clone();
+        changed["header"]["name"] = json!("Intento");
+        let (code, message) = error_envelope(patch(&app, &token, &id, &changed).await, StatusCode::CONFLICT).await;
+        assert_eq!(code, 409);
+        assert!(message.contains(&id.to_string()), "{message}");
+        error_envelope(app.delete(&format!("{WRITE}/{id}"), &token).await, StatusCode::CONFLICT).await;
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, locked);
+    }
+
+    async fn if_match_refuses_a_stale_replacement(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let response = app.post(WRITE, &token, &order(&refs)).await;
+        let first_tag = response.headers().get("etag").cloned().expect("etag");
+        let created: Value = response.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let path = format!("{WRITE}/{id}");
+        let mut first = created.clone();
+        first["header"]["name"] = json!("Primera edición");
+        let ok = app.request(Method::PATCH, &path).bearer_auth(&token).header("if-match", first_tag.clone()).json(&first).send().await.expect("PATCH");
+        assert_eq!(ok.status(), StatusCode::OK);
+        let new_tag = ok.headers().get("etag").cloned().expect("etag");
+        assert_ne!(new_tag, first_tag);
+        let mut stale = created.clone();
+        stale["header"]["name"] = json!("Edición vieja");
+        let refused = app.request(Method::PATCH, &path).bearer_auth(&token).header("if-match", first_tag).json(&stale).send().await.expect("PATCH");
+        let (code, _) = error_envelope(refused, StatusCode::PRECONDITION_FAILED).await;
+        assert_eq!(code, 412);
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await["header"]["name"], "Primera edición");
+        let detail = app.get(&format!("{READ}/{id}"), &token).await;
+        assert_eq!(detail.headers().get("etag"), Some(&new_tag), "the detail names the current version");
+    }
+
+    async fn delete_is_logical_and_retry_safe(app) {
+        let (token, refs) = references(&app, "BR").await;
+        let created: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let deleted = app.delete(&format!("{WRITE}/{id}"), &token).await;
+        assert_eq!(deleted.status(), StatusCode::OK);
+        let deleted: Value = deleted.json().await.expect("JSON");
+        assert!(deleted["header"]["deleted_at"].is_string());
+        let again = app.delete(&format!("{WRITE}/{id}"), &token).await;
+        assert_eq!(again.status(), StatusCode::OK);
+        let listed = app.all_items(&format!("{READ}?size=500"), &token).await;
+        assert!(listed.iter().all(|o| o["header"]["local_id"] != id));
+        let since = created["header"]["created_at"].as_str().expect("created_at").replace('+', "%2B");
+        let removed = app.all_items(&format!("{READ}?deleted_at_from={since}"), &token).await;
+        assert_eq!(removed, vec![deleted]);
+        error_envelope(patch(&app, &token, &id, &created).await, StatusCode::NOT_FOUND).await;
+    }
+
+    async fn another_societys_orders_cannot_be_written(app) {
+        let (argentina, refs) = references(&app, "AR").await;
+        let (brazil, _) = refs_of_brazil(&app).await;
+        let created: Value = app.post(WRITE, &argentina, &order(&refs)).await.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let mut stolen = created.clone();
+        stolen["header"]["name"] = json!("Ajena");
+        error_envelope(patch(&app, &brazil, &id, &stolen).await, StatusCode::NOT_FOUND).await;
+        error_envelope(app.delete(&format!("{WRITE}/{id}"), &brazil).await, StatusCode::NOT_FOUND).await;
+        error_envelope(app.get(&format!("{READ}/{id}"), &brazil).await, StatusCode::NOT_FOUND).await;
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &argentina).await, created);
+    }
+
+    async fn a_second_order_with_the_same_external_id_is_refused(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let created: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+        let (code, message) = error_envelope(app.post(WRITE, &token, &order(&refs)).await, StatusCode::CONFLICT).await;
+        assert_eq!(code, 409);
+        assert!(message.contains(&created["header"]["local_id"].to_string()), "names the existing order: {message}");
+    }
+
+    async fn a_retried_create_with_an_idempotency_key_creates_one_order(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let before = total(&app, &token).await;
+        let send = || app.request(Method::POST, WRITE).bearer_auth(&token).header("Idempotency-Key", "ot-retry-1").json(&order(&refs)).send();
+        let first: Value = send().await.expect("POST").json().await.expect("JSON");
+        let retry = send().await.expect("POST");
+        assert_eq!(retry.status(), StatusCode::CREATED);
+        assert_eq!(retry.json::<Value>().await.expect("JSON"), first);
+        assert_eq!(total(&app, &token).await.as_u64(), before.as_u64().map(|n| n + 1));
+    }
+
+    async fn concurrent_replacements_never_interleave_lines(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let created: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let versions: Vec<Value> = (1..=6)
+            .map(|n| {
+                let mut body = created.clone();
+                body["header"]["name"] = json!(format!("Versión {n}"));
+                let line = body["supplies"][0].clone();
+                body["supplies"] = json!((0..n).map(|i| {
+                    let mut copy = line.clone();
+                    copy.as_object_mut().expect("line").remove("local_id");
+                    copy["area_applied"] = json!(n * 10 + i);
+                    copy
+                }).collect::<Vec<_>>());
+                body
+            })
+            .collect();
+        let patches = versions.iter().map(|body| patch(&app, &token, &id, body));
+        for response in futures_join_all(patches).await {
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+        let after = app.get_ok(&format!("{READ}/{id}"), &token).await;
+        let name = after["header"]["name"].as_str().expect("name").to_owned();
+        let n: i64 = name.trim_start_matches("Versión ").parse().expect("a version");
+        let areas: Vec<i64> = after["supplies"].as_array().expect("supplies").iter().filter_map(|s| s["area_applied"].as_f64()).map(|a| a as i64).collect();
+        assert_eq!(areas, (0..n).map(|i| n * 10 + i).collect::<Vec<_>>(), "the lines of exactly one version: {after}");
+    }
+}
+
+/// A society and an id that `path` has but that is not one of the society's campaigns: the confusion the homonym
+/// rule is about.
+async fn homonym_of_no_campaign(app: &TestApp, path: &str) -> (&'static str, i64) {
+    for country in ["AR", "BR", "MX"] {
+        let token = app.token(integrator(country)).await;
+        let campaigns: Vec<i64> = app.all_items("/api/v3/third_party/campaigns?size=500", &token).await.iter().filter_map(|c| c["id"].as_i64()).collect();
+        let candidates = app.all_items(&format!("{path}?size=500"), &token).await;
+        if let Some(id) = candidates.iter().filter_map(|c| c["id"].as_i64()).find(|id| !campaigns.contains(id)) {
+            return (country, id);
+        }
+    }
+    panic!("the demo has an id of {path} that is no campaign's");
+}
+
+async fn refs_of_brazil(app: &TestApp) -> (String, Refs) {
+    references(app, "BR").await
+}
+
+/// Awaits every future concurrently, keeping their order.
+async fn futures_join_all<F: std::future::Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let handles: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs = Vec::with_capacity(handles.len());
+    let mut pending: Vec<_> = handles.into_iter().map(Some).collect();
+    let mut results: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for (slot, result) in pending.iter_mut().zip(results.iter_mut()) {
+            if let Some(future) = slot {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(output) => {
+                        *result = Some(output);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => done = false,
+                }
+            }
+        }
+        if done { std::task::Poll::Ready(()) } else { std::task::Poll::Pending }
+    })
+    .await;
+    outputs.extend(results.into_iter().flatten());
+    outputs
+}
