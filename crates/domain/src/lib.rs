@@ -4,10 +4,12 @@
 //! - [`page`]: page numbers, page sizes and the envelope's arithmetic.
 //! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
 //! - [`country`]: the countries the platform operates in.
+//! - [`jobs`]: background jobs' kinds, states and row rules.
 //! - [`lang`]: which language an error message is written in.
 
 pub mod country;
 pub mod filters;
+pub mod jobs;
 pub mod lang;
 pub mod page;
 

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use domain::NextPagePolicy;
 
+use crate::worker::JobsConfig;
+
 /// Largest request body accepted, in bytes, unless configured otherwise.
 pub const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
@@ -22,6 +24,8 @@ pub struct ServerConfig {
     pub body_limit: usize,
     /// Longest a request may take before it is answered with 408.
     pub request_timeout: Duration,
+    /// The background worker.
+    pub jobs: JobsConfig,
 }
 
 impl Default for ServerConfig {
@@ -32,6 +36,7 @@ impl Default for ServerConfig {
             next_page: NextPagePolicy::Null,
             body_limit: DEFAULT_BODY_LIMIT,
             request_timeout: Duration::from_secs(30),
+            jobs: JobsConfig::default(),
         }
     }
 }

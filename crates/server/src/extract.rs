@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRef, FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use domain::{AuditFilters, Generation, PageRequest};
 use serde::de::DeserializeOwned;
 use store::auth::TokenCheck;
@@ -56,6 +56,17 @@ where
             TokenCheck::Forbidden => Err(ApiError::forbidden(Msg::Forbidden)),
         }
     }
+}
+
+/// The bearer token of a request's `Authorization` header, if it has a well-formed one.
+pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()
+        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
+        .map(str::trim)
+        .filter(|token| !token.is_empty())
 }
 
 /// An API generation as a type, so a route states which filter names it speaks.

@@ -62,6 +62,12 @@ pub enum Msg {
     HasDependants { resource: &'static str, count: i64 },
     /// An error status with no more specific message.
     Status(u16),
+    /// The `Idempotency-Key` header is empty, too long or not printable ASCII.
+    InvalidIdempotencyKey,
+    /// The `Idempotency-Key` was first used for a different request.
+    IdempotencyMismatch,
+    /// The first request with this `Idempotency-Key` is still being answered.
+    IdempotencyInProgress,
 }
 
 impl Msg {
@@ -211,6 +217,33 @@ impl Msg {
                 format!("A requisição não pôde ser concluída (HTTP {code}).")
             }
             (Msg::Status(code), En) => format!("The request could not be completed (HTTP {code})."),
+            (Msg::InvalidIdempotencyKey, Es) => {
+                "El encabezado Idempotency-Key debe tener entre 1 y 255 caracteres ASCII visibles.".into()
+            }
+            (Msg::InvalidIdempotencyKey, Pt) => {
+                "O cabeçalho Idempotency-Key deve ter entre 1 e 255 caracteres ASCII visíveis.".into()
+            }
+            (Msg::InvalidIdempotencyKey, En) => {
+                "The Idempotency-Key header must have 1 to 255 visible ASCII characters.".into()
+            }
+            (Msg::IdempotencyMismatch, Es) => {
+                "Este Idempotency-Key ya se usó con otra solicitud; use una clave nueva.".into()
+            }
+            (Msg::IdempotencyMismatch, Pt) => {
+                "Este Idempotency-Key já foi usado com outra requisição; use uma chave nova.".into()
+            }
+            (Msg::IdempotencyMismatch, En) => {
+                "This Idempotency-Key was already used for a different request; use a new key.".into()
+            }
+            (Msg::IdempotencyInProgress, Es) => {
+                "La solicitud original con este Idempotency-Key todavía se está procesando.".into()
+            }
+            (Msg::IdempotencyInProgress, Pt) => {
+                "A requisição original com este Idempotency-Key ainda está sendo processada.".into()
+            }
+            (Msg::IdempotencyInProgress, En) => {
+                "The original request with this Idempotency-Key is still being processed.".into()
+            }
         }
     }
 }

@@ -7,6 +7,8 @@
 //! - [`config`]: the server's settings.
 //! - [`routes`]: the route table of every generation, and the handlers.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies.
+//! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
+//! - [`worker`]: the background worker that runs jobs from the database.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
 //!   language for every failure, ours or the framework's.
 
@@ -15,7 +17,9 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod i18n;
+pub mod idempotency;
 pub mod routes;
+pub mod worker;
 
 use std::future::Future;
 use std::io;
@@ -107,14 +111,22 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    store: Store,
+    jobs: worker::JobsConfig,
 }
 
 impl Application {
     /// Binds the configured address (port 0 picks a free port) and builds the application.
     pub async fn build(store: Store, config: ServerConfig) -> io::Result<Self> {
         let listener = TcpListener::bind(config.listen).await?;
-        let router = app(store, config)?;
-        Ok(Self { listener, router })
+        let jobs = config.jobs.clone();
+        let router = app(store.clone(), config)?;
+        Ok(Self {
+            listener,
+            router,
+            store,
+            jobs,
+        })
     }
 
     /// The address actually bound.
@@ -129,12 +141,20 @@ impl Application {
 
     /// Serves until `signal` completes, letting requests in flight finish.
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
-        axum::serve(
+        let worker = self
+            .jobs
+            .enabled
+            .then(|| worker::spawn(self.store.clone(), self.jobs.clone()));
+        let served = axum::serve(
             self.listener,
             self.router.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(signal)
-        .await
+        .await;
+        if let Some(worker) = worker {
+            worker.abort();
+        }
+        served
     }
 }
 

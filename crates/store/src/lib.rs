@@ -7,6 +7,8 @@
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
+//! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
+//! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
@@ -15,6 +17,8 @@
 pub mod admin;
 pub mod auth;
 pub mod db;
+pub mod idempotency;
+pub mod jobs;
 pub mod list;
 mod migrate;
 pub mod render;

@@ -11,6 +11,7 @@ use crate::{now_millis, StoreError};
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "foundation", include_str!("migrations/0001_foundation.sql")),
     (2, "domain", include_str!("migrations/0002_domain.sql")),
+    (3, "idempotency", include_str!("migrations/0003_idempotency.sql")),
 ];
 
 /// Key of the PostgreSQL advisory lock that serialises migrations of several processes starting at once.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use domain::NextPagePolicy;
+use server::worker::JobsConfig;
 use server::ServerConfig;
 use store::auth::AuthConfig;
 use store::{PoolOptions, Store, StoreConfig};
@@ -66,6 +67,9 @@ pub struct HttpArgs {
     /// Log as JSON lines (for log collectors) instead of text.
     #[arg(long, env = "TRANQUERA_LOG_JSON")]
     pub log_json: bool,
+    /// Do not run background jobs in this process (other processes on the database still do).
+    #[arg(long, env = "TRANQUERA_NO_JOBS")]
+    pub no_jobs: bool,
 }
 
 impl HttpArgs {
@@ -80,6 +84,10 @@ impl HttpArgs {
             },
             body_limit: self.body_limit,
             request_timeout: Duration::from_secs(self.request_timeout),
+            jobs: JobsConfig {
+                enabled: !self.no_jobs,
+                ..JobsConfig::default()
+            },
         }
     }
 }

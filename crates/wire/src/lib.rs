@@ -8,6 +8,7 @@
 //! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
 //! - [`auth`]: login and refresh.
 //! - [`farmers`], [`establishments`]: master data resources.
+//! - [`jobs`]: bodies that start background jobs.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
 pub mod auth;
@@ -15,6 +16,7 @@ pub mod envelope;
 pub mod establishments;
 pub mod farmers;
 pub mod field;
+pub mod jobs;
 pub mod operations;
 pub mod planning;
 pub mod time;

@@ -15,6 +15,7 @@ use store::resources::farmers::{FarmersV2, FarmersV3};
 
 use crate::envelope::require_system_id;
 use crate::extract::{V2, V3};
+use crate::idempotency::idempotent_posts;
 use crate::AppState;
 pub use resources::{detail, list};
 
@@ -36,6 +37,7 @@ pub fn api(state: AppState) -> Router<AppState> {
         .merge(planning::routes())
         .merge(operations::routes())
         .merge(field::routes())
+        .layer(middleware::from_fn_with_state(state.clone(), idempotent_posts))
         .layer(middleware::from_fn_with_state(state, require_system_id))
 }
 

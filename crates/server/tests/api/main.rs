@@ -8,6 +8,7 @@ mod auth;
 mod establishments;
 mod farmers;
 mod field;
+mod idempotency;
 mod isolation;
 mod operations;
 mod pipeline;

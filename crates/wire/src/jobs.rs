@@ -1,0 +1,49 @@
+//! Bodies that start background jobs on campaigns: objective-yield updates and campaign imports.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `POST /api/v2/third_party/campaigns/update_objective_yield` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ObjectiveYieldUpdate {
+    /// The campaigns to update, each with its new objective yield.
+    pub campaigns: Vec<ObjectiveYieldRow>,
+}
+
+/// One campaign's new objective yield.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ObjectiveYieldRow {
+    /// The campaign (`campaigns.id`).
+    pub campaign_id: i64,
+    /// Expected yield in tonnes per hectare, greater than 0 and at most 30.
+    pub objective_yield: f64,
+}
+
+/// `POST /api/v2/third_party/campaigns/import` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CampaignImport {
+    /// The campaigns to create.
+    pub campaigns: Vec<CampaignImportRow>,
+}
+
+/// One campaign to create.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CampaignImportRow {
+    /// The plot it is sown in: a live plot of the caller's society.
+    pub plot_id: i64,
+    /// Its planning: a live master campaign of the caller's society.
+    pub master_campaign_id: i64,
+    /// Name; not blank.
+    pub name: String,
+    /// Code in the integrator's ERP; unique among the society's campaigns when given.
+    #[serde(default)]
+    pub external_code: Option<String>,
+    /// Hectares; positive.
+    pub area: f64,
+    /// Sowing date, `YYYY-MM-DD`.
+    #[serde(default)]
+    pub planting_date: Option<String>,
+    /// Expected yield in tonnes per hectare.
+    #[serde(default)]
+    pub objective_yield: Option<f64>,
+}
