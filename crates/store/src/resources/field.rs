@@ -1,6 +1,10 @@
 //! The field: scouting, scouting measures, waypoints, adversities, progress, field controls, silobags, weather, IoT
 //! devices and events. All read-only through the API, each declared once over its table; progress and field controls
 //! are one table each, sliced by `kind` into the endpoints the platform names.
+//!
+//! The slices select from a derived table rather than through `ListSpec::condition`, because `Store::find` does not
+//! apply the condition: with it, `planting_progress/{id}` would answer a harvest record. Both backends flatten such a
+//! subquery into the outer query, so lists still use the `(society_id, kind, id)` indexes.
 
 use crate::resource;
 
@@ -173,9 +177,8 @@ resource! {
     /// `GET /api/v3/third_party/planting_progress[/{id}]`.
     PlantingProgress, PlantingProgressRow => wire::field::Progress {
         name: "planting_progress",
-        from: "progress t",
+        from: "(SELECT * FROM progress WHERE kind = 'planting') t",
         scoping: Society,
-        condition: "t.kind = 'planting'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -201,9 +204,8 @@ resource! {
     /// `GET /api/v3/third_party/harvest_progress[/{id}]`.
     HarvestProgress, HarvestProgressRow => wire::field::Progress {
         name: "harvest_progress",
-        from: "progress t",
+        from: "(SELECT * FROM progress WHERE kind = 'harvest') t",
         scoping: Society,
-        condition: "t.kind = 'harvest'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -229,9 +231,8 @@ resource! {
     /// `GET /api/v3/third_party/fertilization_control[/{id}]`.
     FertilizationControls, FertilizationControlRow => wire::field::FieldControl {
         name: "fertilization_control",
-        from: "field_controls t",
+        from: "(SELECT * FROM field_controls WHERE kind = 'fertilization') t",
         scoping: Society,
-        condition: "t.kind = 'fertilization'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -258,9 +259,8 @@ resource! {
     /// `GET /api/v3/third_party/planting_control[/{id}]`.
     PlantingControls, PlantingControlRow => wire::field::FieldControl {
         name: "planting_control",
-        from: "field_controls t",
+        from: "(SELECT * FROM field_controls WHERE kind = 'planting') t",
         scoping: Society,
-        condition: "t.kind = 'planting'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -287,9 +287,8 @@ resource! {
     /// `GET /api/v3/third_party/plant_stand_control[/{id}]`.
     PlantStandControls, PlantStandControlRow => wire::field::FieldControl {
         name: "plant_stand_control",
-        from: "field_controls t",
+        from: "(SELECT * FROM field_controls WHERE kind = 'plant_stand') t",
         scoping: Society,
-        condition: "t.kind = 'plant_stand'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),

@@ -254,7 +254,12 @@ fn place(country: &str) -> Place {
     match country {
         "BR" => Place {
             centre: (-17.80, -50.93),
-            scouts: &["Eng. Agr. Ricardo Moura", "Téc. Camila Borges", "Eng. Agr. Tiago Lemos", "Téc. Bruno Farias"],
+            scouts: &[
+                "Eng. Agr. Ricardo Moura",
+                "Téc. Camila Borges",
+                "Eng. Agr. Tiago Lemos",
+                "Téc. Bruno Farias",
+            ],
             notes: &[
                 "Lavoura uniforme, sem problemas relevantes.",
                 "Reboleiras de ferrugem na borda do talhão.",
@@ -266,7 +271,12 @@ fn place(country: &str) -> Place {
         },
         "MX" => Place {
             centre: (20.52, -100.81),
-            scouts: &["Ing. Jorge Salinas", "Ing. Paola Medina", "Téc. Ramón Aguilar", "Ing. Diana Cervantes"],
+            scouts: &[
+                "Ing. Jorge Salinas",
+                "Ing. Paola Medina",
+                "Téc. Ramón Aguilar",
+                "Ing. Diana Cervantes",
+            ],
             notes: &[
                 "Cultivo parejo, sin problemas.",
                 "Gusano cogollero en las orillas de la parcela.",
@@ -278,7 +288,12 @@ fn place(country: &str) -> Place {
         },
         _ => Place {
             centre: (-36.62, -64.29),
-            scouts: &["Ing. Agr. Pablo Ruiz", "Ing. Agr. Carolina Díaz", "Téc. Matías Acosta", "Ing. Agr. Sofía Herrera"],
+            scouts: &[
+                "Ing. Agr. Pablo Ruiz",
+                "Ing. Agr. Carolina Díaz",
+                "Téc. Matías Acosta",
+                "Ing. Agr. Sofía Herrera",
+            ],
             notes: &[
                 "Lote parejo, sin problemas relevantes.",
                 "Manchones de yuyo colorado resistente en cabeceras.",
@@ -305,23 +320,77 @@ fn crop(scientific_name: &str, name: &str) -> Crop {
     let key = format!("{} {}", scientific_name, name).to_lowercase();
     let is = |words: &[&str]| words.iter().any(|w| key.contains(w));
     if is(&["glycine", "soja", "soya"]) {
-        Crop { days: 150, yield_kg_ha: (2600.0, 4000.0), humidity: (12.5, 15.0), seeds_per_m: 18.0, plants_per_ha: 300_000.0 }
+        Crop {
+            days: 150,
+            yield_kg_ha: (2600.0, 4000.0),
+            humidity: (12.5, 15.0),
+            seeds_per_m: 18.0,
+            plants_per_ha: 300_000.0,
+        }
     } else if is(&["zea", "maíz", "maiz", "milho"]) {
-        Crop { days: 165, yield_kg_ha: (7000.0, 11_500.0), humidity: (14.0, 18.0), seeds_per_m: 3.8, plants_per_ha: 75_000.0 }
+        Crop {
+            days: 165,
+            yield_kg_ha: (7000.0, 11_500.0),
+            humidity: (14.0, 18.0),
+            seeds_per_m: 3.8,
+            plants_per_ha: 75_000.0,
+        }
     } else if is(&["triticum", "trigo"]) {
-        Crop { days: 180, yield_kg_ha: (2800.0, 4800.0), humidity: (12.0, 14.0), seeds_per_m: 55.0, plants_per_ha: 2_500_000.0 }
+        Crop {
+            days: 180,
+            yield_kg_ha: (2800.0, 4800.0),
+            humidity: (12.0, 14.0),
+            seeds_per_m: 55.0,
+            plants_per_ha: 2_500_000.0,
+        }
     } else if is(&["helianthus", "girasol"]) {
-        Crop { days: 140, yield_kg_ha: (1900.0, 2900.0), humidity: (9.0, 12.0), seeds_per_m: 3.5, plants_per_ha: 50_000.0 }
+        Crop {
+            days: 140,
+            yield_kg_ha: (1900.0, 2900.0),
+            humidity: (9.0, 12.0),
+            seeds_per_m: 3.5,
+            plants_per_ha: 50_000.0,
+        }
     } else if is(&["sorghum", "sorgo"]) {
-        Crop { days: 150, yield_kg_ha: (4500.0, 7000.0), humidity: (13.0, 16.0), seeds_per_m: 12.0, plants_per_ha: 180_000.0 }
+        Crop {
+            days: 150,
+            yield_kg_ha: (4500.0, 7000.0),
+            humidity: (13.0, 16.0),
+            seeds_per_m: 12.0,
+            plants_per_ha: 180_000.0,
+        }
     } else if is(&["hordeum", "cebada", "cevada"]) {
-        Crop { days: 170, yield_kg_ha: (3200.0, 5200.0), humidity: (12.0, 14.0), seeds_per_m: 50.0, plants_per_ha: 2_300_000.0 }
+        Crop {
+            days: 170,
+            yield_kg_ha: (3200.0, 5200.0),
+            humidity: (12.0, 14.0),
+            seeds_per_m: 50.0,
+            plants_per_ha: 2_300_000.0,
+        }
     } else if is(&["gossypium", "algod"]) {
-        Crop { days: 180, yield_kg_ha: (3500.0, 4800.0), humidity: (8.0, 11.0), seeds_per_m: 9.0, plants_per_ha: 100_000.0 }
+        Crop {
+            days: 180,
+            yield_kg_ha: (3500.0, 4800.0),
+            humidity: (8.0, 11.0),
+            seeds_per_m: 9.0,
+            plants_per_ha: 100_000.0,
+        }
     } else if is(&["phaseolus", "frijol", "feij"]) {
-        Crop { days: 100, yield_kg_ha: (1200.0, 2200.0), humidity: (13.0, 16.0), seeds_per_m: 12.0, plants_per_ha: 220_000.0 }
+        Crop {
+            days: 100,
+            yield_kg_ha: (1200.0, 2200.0),
+            humidity: (13.0, 16.0),
+            seeds_per_m: 12.0,
+            plants_per_ha: 220_000.0,
+        }
     } else {
-        Crop { days: 150, yield_kg_ha: (2500.0, 5000.0), humidity: (12.0, 15.0), seeds_per_m: 15.0, plants_per_ha: 250_000.0 }
+        Crop {
+            days: 150,
+            yield_kg_ha: (2500.0, 5000.0),
+            humidity: (12.0, 15.0),
+            seeds_per_m: 15.0,
+            plants_per_ha: 250_000.0,
+        }
     }
 }
 
@@ -343,14 +412,17 @@ struct CampaignRow {
     scientific_name: String,
 }
 
-/// When a campaign's planting starts: its `planting_date`, else four months into the demo's history.
+/// When a campaign's planting starts: its `planting_date` (else four months into the demo's history), a few days
+/// later for some campaigns, as no farm plants every plot on one day.
 fn planting_start(campaign: &CampaignRow, origin: i64) -> i64 {
-    campaign
-        .planting_date
-        .as_deref()
-        .and_then(|d| chrono::NaiveDate::parse_from_str(d.get(..10).unwrap_or(d), "%Y-%m-%d").ok())
-        .and_then(|d| d.and_hms_opt(12, 0, 0))
-        .map_or(origin + 120 * DAY, |d| d.and_utc().timestamp_millis())
+    let stagger = campaign.id.rem_euclid(21) * DAY;
+    stagger
+        + campaign
+            .planting_date
+            .as_deref()
+            .and_then(|d| chrono::NaiveDate::parse_from_str(d.get(..10).unwrap_or(d), "%Y-%m-%d").ok())
+            .and_then(|d| d.and_hms_opt(12, 0, 0))
+            .map_or(origin + 120 * DAY, |d| d.and_utc().timestamp_millis())
 }
 
 fn round2(value: f64) -> f64 {
@@ -425,8 +497,9 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         )
         .fetch_all(&mut *tx)
         .await?;
-        let products: Vec<(i64, Option<i64>)> = sqlx::query_as(
-            "SELECT f.id, f.species_id FROM formulateds f WHERE f.country = $1 AND f.deleted_at IS NULL ORDER BY f.id",
+        let products: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
+            "SELECT f.id, f.species_id, ft.code FROM formulateds f JOIN formulation_types ft ON ft.id = f.formulation_type_id \
+             WHERE f.country = $1 AND f.deleted_at IS NULL ORDER BY f.id",
         )
         .bind(society.country)
         .fetch_all(&mut *tx)
@@ -644,12 +717,16 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             }
             let seed_product = products
                 .iter()
-                .filter(|(_, s)| *s == Some(campaign.species_id))
-                .map(|(id, _)| *id)
+                .filter(|(_, s, _)| *s == Some(campaign.species_id))
+                .map(|(id, _, _)| *id)
                 .next();
             let fertiliser = {
-                let generic: Vec<i64> = products.iter().filter(|(_, s)| s.is_none()).map(|(id, _)| *id).collect();
-                (!generic.is_empty()).then(|| generic[rng.gen_range(0..generic.len())])
+                let fertilisers: Vec<i64> = products
+                    .iter()
+                    .filter(|(_, _, code)| code == "FER" || code == "FEL")
+                    .map(|(id, _, _)| *id)
+                    .collect();
+                (!fertilisers.is_empty()).then(|| fertilisers[rng.gen_range(0..fertilisers.len())])
             };
             let planned = [
                 ("fertilization", unit("kg/ha"), fertiliser, rng.gen_range(80.0..220.0_f64).round(), start - 2 * DAY),
@@ -835,8 +912,8 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             } else {
                 &["temperature", "relative_humidity", "co2"]
             };
-            let mut soil = rng.gen_range(18.0..32.0);
-            let mut co2 = rng.gen_range(600.0..1200.0);
+            let mut soil: f64 = rng.gen_range(18.0..32.0);
+            let mut co2: f64 = rng.gen_range(600.0..1200.0);
             for hour in 0..(7 * 24) {
                 let at = start + hour * HOUR;
                 // Air temperature peaks mid-afternoon; inside a silobag it barely follows it.
