@@ -739,6 +739,8 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                     continue;
                 }
                 let measured = target * rng.gen_range(0.85..1.06);
+                // Plants are counted: a stand is a whole number per hectare.
+                let measured = if target >= 1000.0 { measured.round() } else { measured };
                 let at = day + rng.gen_range(9..18) * HOUR;
                 controls.push(format!(
                     "({society_id}, '{kind}', {}, {}, {at}, {}, {unit_id}, {target:.2}, {measured:.2}, {at}, {at})",
