@@ -5,6 +5,7 @@
 //! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
 //! - [`country`]: the countries the platform operates in.
 //! - [`jobs`]: background jobs' kinds, states and row rules.
+//! - [`work_orders`]: the work-order write command and the rules it must meet.
 //! - [`lang`]: which language an error message is written in.
 
 pub mod country;
@@ -12,6 +13,7 @@ pub mod filters;
 pub mod jobs;
 pub mod lang;
 pub mod page;
+pub mod work_orders;
 
 pub use filters::{AuditFilters, FilterError, Generation};
 pub use lang::Lang;

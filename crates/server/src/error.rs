@@ -90,6 +90,7 @@ impl ApiError {
     pub fn refusal(refusal: Refusal, resource: &'static str, id: impl ToString) -> Self {
         match refusal {
             Refusal::Blank(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::Blank(field)),
+            Refusal::NotPositive(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::NotPositive(field)),
             Refusal::UnknownReference { field, id } => {
                 Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::UnknownReference { field, id })
             }

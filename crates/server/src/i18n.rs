@@ -1,6 +1,7 @@
 //! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
 
 use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};
+use domain::work_orders::{Rule, Violation, THIRD_PARTY_SYSTEM};
 use domain::{FilterError, Lang};
 
 /// A message, before it is put into words.
@@ -56,12 +57,22 @@ pub enum Msg {
     Internal,
     /// A required text field is blank.
     Blank(&'static str),
+    /// A number that must be positive is not.
+    NotPositive(&'static str),
     /// A reference to a record that the caller's society does not have.
     UnknownReference { field: &'static str, id: i64 },
     /// The record still has live dependants.
     HasDependants { resource: &'static str, count: i64 },
     /// An error status with no more specific message.
     Status(u16),
+    /// A work-order write breaks these rules.
+    InvalidWorkOrder(Vec<Violation>),
+    /// The work order is read-only.
+    WorkOrderReadOnly(i64),
+    /// `If-Match` does not name the work order's current version.
+    WorkOrderStale(i64),
+    /// Another live work order has this `external_id`.
+    DuplicateExternalId(i64),
     /// The `Idempotency-Key` header is empty, too long or not printable ASCII.
     InvalidIdempotencyKey,
     /// The `Idempotency-Key` was first used for a different request.
@@ -194,6 +205,9 @@ impl Msg {
             (Msg::Blank(f), Es) => format!("El campo {f} es obligatorio y no puede estar vacío."),
             (Msg::Blank(f), Pt) => format!("O campo {f} é obrigatório e não pode estar vazio."),
             (Msg::Blank(f), En) => format!("The field {f} is required and must not be blank."),
+            (Msg::NotPositive(f), Es) => format!("El campo {f} debe ser un número mayor que cero."),
+            (Msg::NotPositive(f), Pt) => format!("O campo {f} deve ser um número maior que zero."),
+            (Msg::NotPositive(f), En) => format!("The field {f} must be a number greater than zero."),
             (Msg::UnknownReference { field, id }, Es) => {
                 format!("{field}: no existe el registro {id} en su sociedad.")
             }
@@ -217,6 +231,34 @@ impl Msg {
                 format!("A requisição não pôde ser concluída (HTTP {code}).")
             }
             (Msg::Status(code), En) => format!("The request could not be completed (HTTP {code})."),
+            (Msg::InvalidWorkOrder(violations), lang) => {
+                let details: Vec<String> = violations.iter().map(|v| violation_text(v, lang)).collect();
+                let intro = match lang {
+                    Es => "La orden de trabajo no es válida",
+                    Pt => "A ordem de trabalho não é válida",
+                    En => "The work order is not valid",
+                };
+                format!("{intro}: {}", details.join("; "))
+            }
+            (Msg::WorkOrderReadOnly(id), Es) => {
+                format!("La orden de trabajo {id} es de solo lectura y no puede modificarse.")
+            }
+            (Msg::WorkOrderReadOnly(id), Pt) => {
+                format!("A ordem de trabalho {id} é somente leitura e não pode ser modificada.")
+            }
+            (Msg::WorkOrderReadOnly(id), En) => format!("Work order {id} is read-only and cannot be modified."),
+            (Msg::WorkOrderStale(id), Es) => {
+                format!("La orden de trabajo {id} cambió desde que la leyó (If-Match); léala de nuevo.")
+            }
+            (Msg::WorkOrderStale(id), Pt) => {
+                format!("A ordem de trabalho {id} mudou desde que foi lida (If-Match); leia-a novamente.")
+            }
+            (Msg::WorkOrderStale(id), En) => {
+                format!("Work order {id} changed since you read it (If-Match); read it again.")
+            }
+            (Msg::DuplicateExternalId(id), Es) => format!("Ya existe la orden de trabajo {id} con ese external_id."),
+            (Msg::DuplicateExternalId(id), Pt) => format!("Já existe a ordem de trabalho {id} com esse external_id."),
+            (Msg::DuplicateExternalId(id), En) => format!("Work order {id} already has that external_id."),
             (Msg::InvalidIdempotencyKey, Es) => {
                 "El encabezado Idempotency-Key debe tener entre 1 y 255 caracteres ASCII visibles.".into()
             }
@@ -245,6 +287,82 @@ impl Msg {
                 "The original request with this Idempotency-Key is still being processed.".into()
             }
         }
+    }
+}
+
+fn violation_text(violation: &Violation, lang: Lang) -> String {
+    let path = &violation.path;
+    match (&violation.rule, lang) {
+        (Rule::SystemId(sent), Lang::Es) => format!("{path} debe ser \"{THIRD_PARTY_SYSTEM}\" (se recibió {sent:?})"),
+        (Rule::SystemId(sent), Lang::Pt) => format!("{path} deve ser \"{THIRD_PARTY_SYSTEM}\" (recebido {sent:?})"),
+        (Rule::SystemId(sent), Lang::En) => format!("{path} must be \"{THIRD_PARTY_SYSTEM}\" (got {sent:?})"),
+        (Rule::Company { sent, expected }, Lang::Es) => {
+            format!("{path} es {sent}, pero debe ser su sociedad, {expected}")
+        }
+        (Rule::Company { sent, expected }, Lang::Pt) => {
+            format!("{path} é {sent}, mas deve ser a sua sociedade, {expected}")
+        }
+        (Rule::Company { sent, expected }, Lang::En) => {
+            format!("{path} is {sent}, but must be your society, {expected}")
+        }
+        (Rule::Blank, Lang::Es) => format!("{path} es obligatorio y no puede estar vacío"),
+        (Rule::Blank, Lang::Pt) => format!("{path} é obrigatório e não pode estar vazio"),
+        (Rule::Blank, Lang::En) => format!("{path} is required and must not be blank"),
+        (Rule::NotPositive(value), Lang::Es) => format!("{path} debe ser mayor que cero (se recibió {value})"),
+        (Rule::NotPositive(value), Lang::Pt) => format!("{path} deve ser maior que zero (recebido {value})"),
+        (Rule::NotPositive(value), Lang::En) => format!("{path} must be greater than zero (got {value})"),
+        (
+            Rule::NotACampaign {
+                id,
+                species,
+                cultivation,
+            },
+            lang,
+        ) => {
+            let (rule, as_species, as_cultivation) = match lang {
+                Lang::Es => (
+                    format!("{path}: {id} no es una campaña de su sociedad; cultivation.local_id lleva el id de una campaña (campaigns.id), no el de una especie ni el de un cultivo"),
+                    format!(" ({id} es una especie del catálogo de cultivos)"),
+                    format!(" ({id} es un registro de /cultivations; envíe su campaign_id)"),
+                ),
+                Lang::Pt => (
+                    format!("{path}: {id} não é uma campanha da sua sociedade; cultivation.local_id leva o id de uma campanha (campaigns.id), não o de uma espécie nem o de um cultivo"),
+                    format!(" ({id} é uma espécie do catálogo de culturas)"),
+                    format!(" ({id} é um registro de /cultivations; envie o seu campaign_id)"),
+                ),
+                Lang::En => (
+                    format!("{path}: {id} is not a campaign of your society; cultivation.local_id carries a campaign id (campaigns.id), not a species id nor a cultivation id"),
+                    format!(" ({id} is a crop species of the catalogue)"),
+                    format!(" ({id} is a /cultivations record; send its campaign_id)"),
+                ),
+            };
+            let mut text = rule;
+            if *species {
+                text.push_str(&as_species);
+            }
+            if *cultivation {
+                text.push_str(&as_cultivation);
+            }
+            text
+        }
+        (Rule::Unknown(id), Lang::Es) => format!("{path}: {id} no existe o no está disponible para su sociedad"),
+        (Rule::Unknown(id), Lang::Pt) => format!("{path}: {id} não existe ou não está disponível para a sua sociedade"),
+        (Rule::Unknown(id), Lang::En) => format!("{path}: {id} does not exist or is not available to your society"),
+        (Rule::UnknownLine(id), Lang::Es) => {
+            format!("{path}: {id} no es una línea de esta orden; omita local_id para agregar una línea")
+        }
+        (Rule::UnknownLine(id), Lang::Pt) => {
+            format!("{path}: {id} não é uma linha desta ordem; omita local_id para adicionar uma linha")
+        }
+        (Rule::UnknownLine(id), Lang::En) => {
+            format!("{path}: {id} is not a line of this order; omit local_id to add a line")
+        }
+        (Rule::DuplicateLine(id), Lang::Es) => format!("{path}: la línea {id} aparece dos veces"),
+        (Rule::DuplicateLine(id), Lang::Pt) => format!("{path}: a linha {id} aparece duas vezes"),
+        (Rule::DuplicateLine(id), Lang::En) => format!("{path}: line {id} appears twice"),
+        (Rule::Repeated(id), Lang::Es) => format!("{path}: {id} está repetido"),
+        (Rule::Repeated(id), Lang::Pt) => format!("{path}: {id} está repetido"),
+        (Rule::Repeated(id), Lang::En) => format!("{path}: {id} is repeated"),
     }
 }
 

@@ -198,19 +198,47 @@ impl Store {
     #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
     pub async fn find<R: Resource>(&self, scope: &Scope, id: i64) -> Result<Option<R::Item>, StoreError> {
         let spec = R::SPEC;
+        let filter = scope_filter(&spec, scope);
         let mut sql = Sql {
-            text: format!("SELECT {} FROM {} WHERE t.id = ", spec.columns, spec.from),
-            args: vec![],
+            text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+            ..filter
         };
-        sql.arg(Arg::Int(id));
-        if spec.scoping == Scoping::Society {
-            sql.push(" AND t.society_id = ").arg(Arg::Int(scope.society_id()));
-        }
+        sql.push(" AND t.id = ").arg(Arg::Int(id));
         let row: Option<R::Row> = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_optional(pool).await?
         });
         let render = scope.render();
         Ok(row.map(|row| R::render(row, &render)))
+    }
+}
+
+impl Store {
+    /// Records of resource `R` with these ids, ordered by id, leaving out ids the caller's society does not have.
+    pub async fn find_many<R: Resource>(&self, scope: &Scope, ids: &[i64]) -> Result<Vec<R::Item>, StoreError> {
+        let spec = R::SPEC;
+        let render = scope.render();
+        let mut items = Vec::with_capacity(ids.len());
+        // Bounded batches keep every statement within SQLite's limit on bound parameters.
+        for batch in ids.chunks(500) {
+            let filter = scope_filter(&spec, scope);
+            let mut sql = Sql {
+                text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+                ..filter
+            };
+            sql.push(" AND t.id IN (");
+            for (index, id) in batch.iter().enumerate() {
+                if index > 0 {
+                    sql.push(", ");
+                }
+                sql.arg(Arg::Int(*id));
+            }
+            sql.push(") ORDER BY t.id");
+            let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
+                bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_all(pool).await?
+            });
+            items.extend(rows.into_iter().map(|row| R::render(row, &render)));
+        }
+        Ok(items)
     }
 }
 

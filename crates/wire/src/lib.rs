@@ -8,6 +8,7 @@
 //! - [`envelope`]: the paginated list envelope and the error envelope shared by every endpoint.
 //! - [`auth`]: login and refresh.
 //! - [`farmers`], [`establishments`]: master data resources.
+//! - [`plots`]: plots as the v3 writes speak them.
 //! - [`jobs`]: bodies that start background jobs.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
@@ -19,6 +20,7 @@ pub mod field;
 pub mod jobs;
 pub mod operations;
 pub mod planning;
+pub mod plots;
 pub mod time;
 
 pub use envelope::{ErrorBody, ErrorDetail, Page};

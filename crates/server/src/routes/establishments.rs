@@ -38,7 +38,7 @@ pub async fn delete(
     let numeric = parse_id(&id, NAME)?;
     let deleted = state
         .store
-        .delete_establishment(&caller.scope, numeric)
+        .delete_logically::<Establishments>(&caller.scope, numeric)
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, &id))?;
     Ok(Json(deleted))

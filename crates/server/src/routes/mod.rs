@@ -6,12 +6,14 @@ mod field;
 mod health;
 mod operations;
 mod planning;
+mod plots;
 mod resources;
 
 use axum::routing::{get, post};
 use axum::{middleware, Router};
 use store::resources::establishments::Establishments;
 use store::resources::farmers::{FarmersV2, FarmersV3};
+use store::resources::plots::PlotsV3;
 
 use crate::envelope::require_system_id;
 use crate::extract::{V2, V3};
@@ -33,6 +35,11 @@ pub fn api(state: AppState) -> Router<AppState> {
         .route(
             "/api/v3/third_party/establishments/{id}",
             get(detail::<Establishments>).delete(establishments::delete),
+        )
+        .route("/api/v3/third_party/plots", post(plots::create))
+        .route(
+            "/api/v3/third_party/plots/{id}",
+            get(detail::<PlotsV3>).delete(plots::delete),
         )
         .merge(planning::routes())
         .merge(operations::routes())

@@ -134,7 +134,20 @@ fn start() -> Result<Cluster, String> {
         .spawn()
         .map_err(|e| format!("cannot start postgres: {e}"))?;
     let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    // Accepting TCP is not accepting queries: during start-up the server answers "the database system is starting
+    // up". pg_isready asks the real question.
+    let ready = || {
+        let probe = bin.join("pg_isready");
+        if probe.is_file() {
+            Command::new(&probe)
+                .args(["-q", "-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres"])
+                .status()
+                .is_ok_and(|status| status.success())
+        } else {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+        }
+    };
+    while !ready() {
         if Instant::now() > deadline {
             let mut log = String::new();
             let _ = std::fs::File::open(dir.join("server.log")).and_then(|mut f| f.read_to_string(&mut log));

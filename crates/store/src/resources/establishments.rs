@@ -2,7 +2,7 @@
 
 use wire::establishments::{Establishment, NewEstablishment};
 
-use super::Refusal;
+use super::{Deletable, Dependant, Refusal};
 use crate::db::with_writer;
 use crate::{now_millis, touch_society, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
@@ -105,55 +105,13 @@ impl Store {
             }),
         })
     }
+}
 
-    /// Logically deletes an establishment. Deleting one already deleted answers it again, unchanged, so a retried
-    /// delete succeeds; one that still has live plots is refused, so no plot is orphaned.
-    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
-    pub async fn delete_establishment(
-        &self,
-        scope: &Scope,
-        id: i64,
-    ) -> Result<Result<Establishment, Refusal>, StoreError> {
-        let society_id = scope.society_id();
-        let now = now_millis();
-        let outcome: Result<EstablishmentRow, Refusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
-            let current: Option<EstablishmentRow> =
-                sqlx::query_as(&format!("SELECT {COLUMNS} FROM establishments t WHERE t.society_id = $1 AND t.id = $2"))
-                    .bind(society_id)
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            match current {
-                None => Err(Refusal::NotFound),
-                Some(row) if row.deleted_at.is_some() => Ok(row),
-                Some(_) => {
-                    let plots: i64 = sqlx::query_scalar(
-                        "SELECT COUNT(*) FROM plots WHERE society_id = $1 AND establishment_id = $2 AND deleted_at IS NULL",
-                    )
-                    .bind(society_id)
-                    .bind(id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    if plots > 0 {
-                        Err(Refusal::HasDependants { resource: "plots", count: plots })
-                    } else {
-                        let row: EstablishmentRow = sqlx::query_as(&format!(
-                            "UPDATE establishments SET deleted_at = $3, updated_at = $3 \
-                             WHERE society_id = $1 AND id = $2 RETURNING {COLUMNS}"
-                        ))
-                        .bind(society_id)
-                        .bind(id)
-                        .bind(now)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                        touch_society!(tx, society_id);
-                        tx.commit().await?;
-                        Ok(row)
-                    }
-                }
-            }
-        });
-        Ok(outcome.map(|row| Establishments::render(row, &scope.render())))
-    }
+impl Deletable for Establishments {
+    const TABLE: &'static str = "establishments";
+    const DEPENDANTS: &'static [Dependant] = &[Dependant {
+        resource: "plots",
+        table: "plots",
+        column: "establishment_id",
+    }];
 }

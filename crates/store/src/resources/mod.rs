@@ -5,12 +5,104 @@ pub mod farmers;
 pub mod field;
 pub mod operations;
 pub mod planning;
+pub mod plots;
+pub mod work_orders;
+
+use crate::db::with_writer;
+use crate::{now_millis, touch_society, Resource, Scope, Store, StoreError};
+
+/// Records that would be left pointing at a deleted record.
+#[derive(Debug, Clone, Copy)]
+pub struct Dependant {
+    /// Their resource name, for the refusal's message.
+    pub resource: &'static str,
+    /// Their table.
+    pub table: &'static str,
+    /// Their column that refers to the deleted record.
+    pub column: &'static str,
+}
+
+/// A society-owned resource that the API deletes logically.
+pub trait Deletable: Resource {
+    /// Its table.
+    const TABLE: &'static str;
+    /// Live records of these kinds forbid the deletion.
+    const DEPENDANTS: &'static [Dependant];
+}
+
+impl Store {
+    /// Logically deletes a record of the caller's society: `deleted_at` and `updated_at` are set and the record is
+    /// answered as it now is. A record already deleted is answered unchanged, so a retried delete succeeds; one with
+    /// live dependants is refused, so nothing is orphaned.
+    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    pub async fn delete_logically<R: Deletable>(
+        &self,
+        scope: &Scope,
+        id: i64,
+    ) -> Result<Result<R::Item, Refusal>, StoreError> {
+        let society_id = scope.society_id();
+        let now = now_millis();
+        let outcome: Result<(), Refusal> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin().await?;
+            let current: Option<Option<i64>> =
+                sqlx::query_scalar(&format!("SELECT deleted_at FROM {} WHERE society_id = $1 AND id = $2", R::TABLE))
+                    .bind(society_id)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            match current {
+                None => Err(Refusal::NotFound),
+                Some(Some(_)) => Ok(()),
+                Some(None) => {
+                    let mut refusal = None;
+                    for dependant in R::DEPENDANTS {
+                        let count: i64 = sqlx::query_scalar(&format!(
+                            "SELECT COUNT(*) FROM {} WHERE society_id = $1 AND {} = $2 AND deleted_at IS NULL",
+                            dependant.table, dependant.column
+                        ))
+                        .bind(society_id)
+                        .bind(id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        if count > 0 {
+                            refusal = Some(Refusal::HasDependants { resource: dependant.resource, count });
+                            break;
+                        }
+                    }
+                    match refusal {
+                        Some(refusal) => Err(refusal),
+                        None => {
+                            sqlx::query(&format!(
+                                "UPDATE {} SET deleted_at = $3, updated_at = $3 WHERE society_id = $1 AND id = $2",
+                                R::TABLE
+                            ))
+                            .bind(society_id)
+                            .bind(id)
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?;
+                            touch_society!(tx, society_id);
+                            tx.commit().await?;
+                            Ok(())
+                        }
+                    }
+                }
+            }
+        });
+        if let Err(refusal) = outcome {
+            return Ok(Err(refusal));
+        }
+        Ok(self.find::<R>(scope, id).await?.ok_or(Refusal::NotFound))
+    }
+}
 
 /// Why a write was refused: each variant is a rule of the API, answered with its own message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// A required text field is empty.
     Blank(&'static str),
+    /// A number that must be positive is not.
+    NotPositive(&'static str),
     /// A referenced record does not exist in the caller's society (or is deleted).
     UnknownReference {
         /// The field that refers.

@@ -1,15 +1,324 @@
-//! Demo data of the planning group.
+//! Demo data of the planning group: each society's plot tags (a two-level hierarchy of groups and values, in the
+//! country's language), every plot's tags with the v2 `tags` string they denormalise to, and the external systems
+//! (the ERPs a society's plots are mapped to) with their plot associations.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use wire::planning::PlotTag;
 
 use super::SocietySeed;
 use crate::admin::AdminError;
-use crate::Store;
+use crate::db::with_writer;
+use crate::{touch_society, Store};
 
-/// Seeds the planning group's global catalogues.
+/// This group's salt of the society seed ("PLAN"), so its draws do not depend on other groups'.
+const SALT: u64 = 0x504c_414e;
+const MINUTE: i64 = 60_000;
+const DAY: i64 = 24 * 60 * MINUTE;
+
+/// A tag value: its name, and whether it is live, inactive or deleted (the last two are never put on a plot, and
+/// are there so the `active` and deletion filters have something to find).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Live,
+    Inactive,
+    Deleted,
+}
+
+/// A tag group and its values; `every_plot` groups tag each plot, the others only some.
+struct TagGroup {
+    name: &'static str,
+    values: &'static [(&'static str, Status)],
+    every_plot: bool,
+}
+
+/// A tag group as stored: its id, and its live values' ids and names, which are all a plot may carry.
+struct StoredGroup {
+    id: i64,
+    group: &'static TagGroup,
+    live: Vec<(i64, &'static str)>,
+}
+
+/// An ERP a society's plots are mapped to, and how it spells a plot's id.
+struct System {
+    name: &'static str,
+    description: &'static str,
+    code_prefix: &'static str,
+}
+
+struct CountryPlanning {
+    code: &'static str,
+    tags: &'static [TagGroup],
+    systems: &'static [System],
+}
+
+const COUNTRIES: &[CountryPlanning] = &[
+    CountryPlanning {
+        code: "AR",
+        tags: &[
+            TagGroup {
+                name: "Zona",
+                values: &[
+                    ("Norte", Status::Live),
+                    ("Sur", Status::Live),
+                    ("Oeste", Status::Inactive),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Tenencia",
+                values: &[
+                    ("Propio", Status::Live),
+                    ("Arrendado", Status::Live),
+                    ("Aparcería", Status::Deleted),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Aptitud",
+                values: &[
+                    ("Agrícola", Status::Live),
+                    ("Ganadera", Status::Live),
+                    ("Mixta", Status::Live),
+                ],
+                every_plot: false,
+            },
+        ],
+        systems: &[
+            System {
+                name: "Tango Gestión",
+                description: "ERP contable y de gestión comercial",
+                code_prefix: "TG-LOTE-",
+            },
+            System {
+                name: "SAP Business One",
+                description: "ERP de la administración central",
+                code_prefix: "SAPB1-",
+            },
+        ],
+    },
+    CountryPlanning {
+        code: "BR",
+        tags: &[
+            TagGroup {
+                name: "Região",
+                values: &[
+                    ("Norte", Status::Live),
+                    ("Sul", Status::Live),
+                    ("Leste", Status::Inactive),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Posse",
+                values: &[
+                    ("Próprio", Status::Live),
+                    ("Arrendado", Status::Live),
+                    ("Parceria", Status::Deleted),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Aptidão",
+                values: &[
+                    ("Agrícola", Status::Live),
+                    ("Pecuária", Status::Live),
+                    ("Integração lavoura-pecuária", Status::Live),
+                ],
+                every_plot: false,
+            },
+        ],
+        systems: &[
+            System {
+                name: "TOTVS Protheus",
+                description: "ERP de gestão agrícola e fiscal",
+                code_prefix: "PRT-TALHAO-",
+            },
+            System {
+                name: "Senior",
+                description: "ERP da controladoria",
+                code_prefix: "SNR-",
+            },
+        ],
+    },
+    CountryPlanning {
+        code: "MX",
+        tags: &[
+            TagGroup {
+                name: "Región",
+                values: &[
+                    ("Bajío Norte", Status::Live),
+                    ("Bajío Sur", Status::Live),
+                    ("Altos", Status::Inactive),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Tenencia",
+                values: &[
+                    ("Propiedad", Status::Live),
+                    ("Rentada", Status::Live),
+                    ("Ejidal", Status::Deleted),
+                ],
+                every_plot: true,
+            },
+            TagGroup {
+                name: "Riego",
+                values: &[
+                    ("Temporal", Status::Live),
+                    ("Riego por goteo", Status::Live),
+                    ("Rodado", Status::Live),
+                ],
+                every_plot: false,
+            },
+        ],
+        systems: &[
+            System {
+                name: "Aspel SAE",
+                description: "Sistema administrativo empresarial",
+                code_prefix: "SAE-PARC-",
+            },
+            System {
+                name: "CONTPAQi",
+                description: "Contabilidad y nómina",
+                code_prefix: "CPQ-",
+            },
+        ],
+    },
+];
+
+/// Seeds the planning group's global catalogues (the backbone seed owns them all).
 pub(crate) async fn global(_store: &Store, _origin: i64) -> Result<(), AdminError> {
     Ok(())
 }
 
-/// Seeds the planning group's data of one society.
-pub(crate) async fn society(_store: &Store, _society: &SocietySeed) -> Result<(), AdminError> {
+/// Seeds one society's tags, plot tags and external systems, in one transaction.
+pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
+    let Some(country) = COUNTRIES.iter().find(|c| c.code == society.country) else {
+        return Ok(());
+    };
+    let mut rng = StdRng::seed_from_u64(society.seed ^ SALT);
+    let society_id = society.society_id;
+    // Tags and systems exist before the first plot, so every plot could carry them from its creation.
+    let tags_at = society.origin - 30 * DAY;
+    let systems_at = society.origin - 10 * DAY;
+    with_writer!(&store.db, pool => {
+        let mut tx = pool.begin().await?;
+        let mut groups: Vec<StoredGroup> = Vec::new();
+        for (g, group) in country.tags.iter().enumerate() {
+            let group_at = tags_at + i64::try_from(g).unwrap_or_default() * MINUTE;
+            let group_id: i64 = sqlx::query_scalar(
+                "INSERT INTO tags (society_id, parent_id, name, created_at, updated_at) \
+                 VALUES ($1, NULL, $2, $3, $3) RETURNING id",
+            )
+            .bind(society_id)
+            .bind(group.name)
+            .bind(group_at)
+            .fetch_one(&mut *tx)
+            .await?;
+            let mut live = Vec::new();
+            for &(name, status) in group.values {
+                let deleted_at = (status == Status::Deleted).then_some(society.origin + 20 * DAY);
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO tags (society_id, parent_id, name, active, created_at, updated_at, deleted_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                )
+                .bind(society_id)
+                .bind(group_id)
+                .bind(name)
+                .bind(status == Status::Live)
+                .bind(group_at)
+                .bind(deleted_at.unwrap_or(group_at))
+                .bind(deleted_at)
+                .fetch_one(&mut *tx)
+                .await?;
+                if status == Status::Live {
+                    live.push((id, name));
+                }
+            }
+            groups.push(StoredGroup { id: group_id, group, live });
+        }
+
+        let mut systems = Vec::new();
+        for (s, system) in country.systems.iter().enumerate() {
+            let at = systems_at + i64::try_from(s).unwrap_or_default() * DAY;
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO external_systems (society_id, name, description, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $4) RETURNING id",
+            )
+            .bind(society_id)
+            .bind(system.name)
+            .bind(system.description)
+            .bind(at)
+            .fetch_one(&mut *tx)
+            .await?;
+            systems.push((id, system, 0_u32));
+        }
+
+        let plots: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT id, created_at FROM plots WHERE society_id = $1 ORDER BY id",
+        )
+        .bind(society_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        for &(plot_id, created_at) in &plots {
+            let mut tags = Vec::new();
+            for stored in &groups {
+                if stored.live.is_empty() || (!stored.group.every_plot && rng.gen_bool(0.4)) {
+                    continue;
+                }
+                let (tag_id, tag_name) = stored.live[rng.gen_range(0..stored.live.len())];
+                tags.push(PlotTag {
+                    tag_id,
+                    tag_name: tag_name.to_owned(),
+                    tag_parent_id: Some(stored.id),
+                    tag_parent_name: Some(stored.group.name.to_owned()),
+                });
+            }
+            for tag in &tags {
+                sqlx::query("INSERT INTO plot_tags (society_id, plot_id, tag_id) VALUES ($1, $2, $3)")
+                    .bind(society_id)
+                    .bind(plot_id)
+                    .bind(tag.tag_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("UPDATE plots SET tags_json = $3 WHERE society_id = $1 AND id = $2")
+                .bind(society_id)
+                .bind(plot_id)
+                .bind(PlotTag::encode(&tags))
+                .execute(&mut *tx)
+                .await?;
+
+            // Most plots are mapped to the main ERP, some also to the second; a few mappings were later dropped,
+            // so incremental sync of associations sees deletions.
+            for (s, (system_id, system, numbered)) in systems.iter_mut().enumerate() {
+                let share = if s == 0 { 0.8 } else { 0.3 };
+                if !rng.gen_bool(share) {
+                    continue;
+                }
+                // Each ERP numbers the plots it knows in the order it learnt them.
+                *numbered += 1;
+                let at = created_at + rng.gen_range(1..72) * 60 * MINUTE;
+                let deleted_at = rng.gen_bool(0.05).then(|| at + rng.gen_range(5..60) * DAY);
+                sqlx::query(
+                    "INSERT INTO external_plot_associations (society_id, plot_id, external_system_id, external_id, \
+                     active, created_at, updated_at, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(society_id)
+                .bind(plot_id)
+                .bind(*system_id)
+                .bind(format!("{}{:05}", system.code_prefix, numbered))
+                .bind(deleted_at.is_none())
+                .bind(at)
+                .bind(deleted_at.unwrap_or(at))
+                .bind(deleted_at)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        touch_society!(tx, society_id);
+        tx.commit().await?;
+    });
     Ok(())
 }

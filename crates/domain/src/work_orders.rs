@@ -1,0 +1,336 @@
+//! Work-order writes: the command a write body is parsed into, and the rules it must meet before anything is
+//! stored. Rules that need the database (do the referenced campaign, product, contractor… exist in the caller's
+//! society?) are checked by the store inside the write's transaction and reported with the same [`Violation`]s.
+
+use chrono::{DateTime, Utc};
+
+/// The only `system_id` a third party may write.
+pub const THIRD_PARTY_SYSTEM: &str = "third_party";
+
+/// The three independent state flags of an order and of each of its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StateFlags {
+    /// Pending execution.
+    pub pending: bool,
+    /// Executed in the field.
+    pub executed: bool,
+    /// Confirmed.
+    pub confirmed: bool,
+}
+
+/// A whole work order as a write describes it: header and every line. Read-only fields are not part of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkOrderCommand {
+    /// Id in the integrator's system.
+    pub external_id: Option<String>,
+    /// Must be [`THIRD_PARTY_SYSTEM`].
+    pub system_id: String,
+    /// Descriptive name.
+    pub name: String,
+    /// Date and time of the operation.
+    pub date: DateTime<Utc>,
+    /// Voucher date.
+    pub voucher_date: DateTime<Utc>,
+    /// Header state.
+    pub state: StateFlags,
+    /// `extra_fields.company.local_id`: must be the caller's society.
+    pub company_id: i64,
+    /// `extra_fields.voucher_type.local_id`.
+    pub voucher_type_id: i64,
+    /// Supply lines, in order.
+    pub supplies: Vec<SupplyLine>,
+    /// Labour lines, in order.
+    pub labours: Vec<LabourLine>,
+}
+
+/// A supply (agrochemical application) line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SupplyLine {
+    /// The line's id when it is an existing line of the order being replaced.
+    pub local_id: Option<i64>,
+    /// `cultivation.local_id`: a campaign id (the homonym rule).
+    pub campaign_id: i64,
+    /// `formulated.local_id`.
+    pub formulated_id: i64,
+    /// Hectares applied.
+    pub area_applied: f64,
+    /// Total quantity applied.
+    pub total_applied: f64,
+    /// Application date.
+    pub date: DateTime<Utc>,
+    /// Line state.
+    pub state: StateFlags,
+}
+
+/// A labour line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabourLine {
+    /// The line's id when it is an existing line of the order being replaced.
+    pub local_id: Option<i64>,
+    /// `cultivation.local_id`: a campaign id (the homonym rule).
+    pub campaign_id: i64,
+    /// `labour_type.local_id`, when given.
+    pub labour_type_id: Option<i64>,
+    /// Hectares.
+    pub area_applied: f64,
+    /// `contractors[].local_id`.
+    pub contractor_ids: Vec<i64>,
+    /// `machines[].local_id`.
+    pub machine_ids: Vec<i64>,
+    /// `applicators[].local_id`.
+    pub applicator_ids: Vec<i64>,
+    /// Labour date.
+    pub date: DateTime<Utc>,
+    /// Line state.
+    pub state: StateFlags,
+}
+
+/// A rule a write broke.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rule {
+    /// `system_id` is not `third_party`.
+    SystemId(String),
+    /// `extra_fields.company.local_id` is not the caller's society.
+    Company {
+        /// What was sent.
+        sent: i64,
+        /// The caller's society.
+        expected: i64,
+    },
+    /// A required text is blank.
+    Blank,
+    /// A quantity that must be positive is not.
+    NotPositive(f64),
+    /// `cultivation.local_id` is not a live campaign of the caller's society. Says whether the id exists as a crop
+    /// species or as a v3 cultivation row, the usual confusions.
+    NotACampaign {
+        /// The id sent.
+        id: i64,
+        /// A species has this id.
+        species: bool,
+        /// One of the society's v3 cultivation rows has this id.
+        cultivation: bool,
+    },
+    /// The referenced record is not one of the caller's (or, for catalogues, its country's) live records.
+    Unknown(i64),
+    /// A line's `local_id` is not a line of this order.
+    UnknownLine(i64),
+    /// Two lines carry the same `local_id`.
+    DuplicateLine(i64),
+    /// The same id is listed twice.
+    Repeated(i64),
+}
+
+/// A broken rule and where: a JSON path such as `supplies[2].area_applied`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// Where in the body.
+    pub path: String,
+    /// What is wrong.
+    pub rule: Rule,
+}
+
+impl Violation {
+    /// A violation at `path`.
+    pub fn new(path: impl Into<String>, rule: Rule) -> Self {
+        Self {
+            path: path.into(),
+            rule,
+        }
+    }
+}
+
+fn positive(value: f64) -> bool {
+    value.is_finite() && value > 0.0
+}
+
+/// The rules that need no database: system id, company, names, quantities, repeated ids.
+pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    if command.system_id != THIRD_PARTY_SYSTEM {
+        violations.push(Violation::new(
+            "header.system_id",
+            Rule::SystemId(command.system_id.clone()),
+        ));
+    }
+    if command.company_id != society_id {
+        let rule = Rule::Company {
+            sent: command.company_id,
+            expected: society_id,
+        };
+        violations.push(Violation::new("header.extra_fields.company.local_id", rule));
+    }
+    if command.name.trim().is_empty() {
+        violations.push(Violation::new("header.name", Rule::Blank));
+    }
+    let mut line_ids = Vec::new();
+    for (index, supply) in command.supplies.iter().enumerate() {
+        for (field, value) in [
+            ("area_applied", supply.area_applied),
+            ("total_applied", supply.total_applied),
+        ] {
+            if !positive(value) {
+                violations.push(Violation::new(
+                    format!("supplies[{index}].{field}"),
+                    Rule::NotPositive(value),
+                ));
+            }
+        }
+        if let Some(id) = supply.local_id {
+            if line_ids.contains(&("supplies", id)) {
+                violations.push(Violation::new(
+                    format!("supplies[{index}].local_id"),
+                    Rule::DuplicateLine(id),
+                ));
+            }
+            line_ids.push(("supplies", id));
+        }
+    }
+    for (index, labour) in command.labours.iter().enumerate() {
+        if !positive(labour.area_applied) {
+            let rule = Rule::NotPositive(labour.area_applied);
+            violations.push(Violation::new(format!("labours[{index}].area_applied"), rule));
+        }
+        if let Some(id) = labour.local_id {
+            if line_ids.contains(&("labours", id)) {
+                violations.push(Violation::new(
+                    format!("labours[{index}].local_id"),
+                    Rule::DuplicateLine(id),
+                ));
+            }
+            line_ids.push(("labours", id));
+        }
+        for (field, ids) in [
+            ("contractors", &labour.contractor_ids),
+            ("machines", &labour.machine_ids),
+            ("applicators", &labour.applicator_ids),
+        ] {
+            for (position, id) in ids.iter().enumerate() {
+                if ids[..position].contains(id) {
+                    let path = format!("labours[{index}].{field}[{position}].local_id");
+                    violations.push(Violation::new(path, Rule::Repeated(*id)));
+                }
+            }
+        }
+    }
+    violations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn when() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2025, 10, 1, 12, 0, 0).single().unwrap_or_default()
+    }
+
+    fn order() -> WorkOrderCommand {
+        WorkOrderCommand {
+            external_id: Some("ERP-1".into()),
+            system_id: THIRD_PARTY_SYSTEM.into(),
+            name: "Pulverización presiembra".into(),
+            date: when(),
+            voucher_date: when(),
+            state: StateFlags {
+                pending: true,
+                ..StateFlags::default()
+            },
+            company_id: 7,
+            voucher_type_id: 1,
+            supplies: vec![SupplyLine {
+                local_id: None,
+                campaign_id: 10,
+                formulated_id: 3,
+                area_applied: 40.0,
+                total_applied: 80.0,
+                date: when(),
+                state: StateFlags::default(),
+            }],
+            labours: vec![LabourLine {
+                local_id: None,
+                campaign_id: 10,
+                labour_type_id: Some(2),
+                area_applied: 40.0,
+                contractor_ids: vec![1],
+                machine_ids: vec![4, 5],
+                applicator_ids: vec![],
+                date: when(),
+                state: StateFlags::default(),
+            }],
+        }
+    }
+
+    fn paths(violations: &[Violation]) -> Vec<&str> {
+        violations.iter().map(|v| v.path.as_str()).collect()
+    }
+
+    #[test]
+    fn a_well_formed_order_breaks_no_rule() {
+        assert_eq!(check(&order(), 7), vec![]);
+    }
+
+    #[test]
+    fn the_system_id_must_be_third_party() {
+        let mut command = order();
+        command.system_id = "erp".into();
+        assert_eq!(
+            check(&command, 7),
+            vec![Violation::new("header.system_id", Rule::SystemId("erp".into()))]
+        );
+    }
+
+    #[test]
+    fn the_company_must_be_the_callers_society() {
+        let violations = check(&order(), 8);
+        assert_eq!(
+            violations,
+            vec![Violation::new(
+                "header.extra_fields.company.local_id",
+                Rule::Company { sent: 7, expected: 8 }
+            )]
+        );
+    }
+
+    #[test]
+    fn quantities_must_be_positive_and_every_violation_is_reported() {
+        let mut command = order();
+        command.name = "  ".into();
+        command.supplies[0].area_applied = 0.0;
+        command.supplies[0].total_applied = -1.0;
+        command.labours[0].area_applied = f64::NAN;
+        assert_eq!(
+            paths(&check(&command, 7)),
+            [
+                "header.name",
+                "supplies[0].area_applied",
+                "supplies[0].total_applied",
+                "labours[0].area_applied"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_id_may_appear_once_and_a_resource_once_per_line() {
+        let mut command = order();
+        command.supplies.push(command.supplies[0].clone());
+        command.supplies[0].local_id = Some(5);
+        command.supplies[1].local_id = Some(5);
+        command.labours[0].machine_ids = vec![4, 4];
+        assert_eq!(
+            check(&command, 7),
+            vec![
+                Violation::new("supplies[1].local_id", Rule::DuplicateLine(5)),
+                Violation::new("labours[0].machines[1].local_id", Rule::Repeated(4)),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_id_in_a_supply_and_a_labour_is_not_a_duplicate() {
+        let mut command = order();
+        command.supplies[0].local_id = Some(5);
+        command.labours[0].local_id = Some(5);
+        assert_eq!(check(&command, 7), vec![]);
+    }
+}

@@ -1,0 +1,100 @@
+//! Plots as the v3 writes speak them: create, read back by id, logically delete.
+
+use wire::plots::NewPlot;
+
+use super::{Deletable, Dependant, Refusal};
+use crate::db::with_writer;
+use crate::{now_millis, resource, touch_society, Scope, Store, StoreError};
+
+resource! {
+    /// `GET /api/v3/third_party/plots/{id}`, and the answer of plot writes.
+    PlotsV3, PlotV3Row => wire::plots::PlotV3 {
+        name: "plots",
+        from: "plots t",
+        scoping: Society,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+        fields {
+            establishment_id: i64 = "t.establishment_id" => plain,
+            name: String = "t.name" => plain,
+            area: f64 = "t.area" => hectares,
+            external_code: Option<String> = "t.external_code" => plain,
+            active: bool = "t.active" => plain,
+            created_by_id: Option<i64> = "t.created_by" => plain,
+            created_at: i64 = "t.created_at" => at,
+            updated_at: i64 = "t.updated_at" => at,
+            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
+        }
+    }
+}
+
+impl Deletable for PlotsV3 {
+    const TABLE: &'static str = "plots";
+    const DEPENDANTS: &'static [Dependant] = &[Dependant {
+        resource: "campaigns",
+        table: "campaigns",
+        column: "plot_id",
+    }];
+}
+
+impl Store {
+    /// Creates a plot in a live establishment of the caller's society, on behalf of `user_id`.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn create_plot(
+        &self,
+        scope: &Scope,
+        user_id: i64,
+        new: &NewPlot,
+    ) -> Result<Result<wire::plots::PlotV3, Refusal>, StoreError> {
+        let name = new.name.trim();
+        if name.is_empty() {
+            return Ok(Err(Refusal::Blank("name")));
+        }
+        if !(new.area.is_finite() && new.area > 0.0) {
+            return Ok(Err(Refusal::NotPositive("area")));
+        }
+        let society_id = scope.society_id();
+        let now = now_millis();
+        let created: Option<i64> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin().await?;
+            let establishment: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
+            )
+            .bind(society_id)
+            .bind(new.establishment_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match establishment {
+                None => None,
+                Some(_) => {
+                    let id: i64 = sqlx::query_scalar(
+                        "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, active, \
+                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
+                    )
+                    .bind(society_id)
+                    .bind(new.establishment_id)
+                    .bind(name)
+                    .bind(domain::round_hectares(new.area))
+                    .bind(new.external_code.as_deref().map(str::trim).filter(|c| !c.is_empty()))
+                    .bind(user_id)
+                    .bind(new.active.unwrap_or(true))
+                    .bind(now)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    touch_society!(tx, society_id);
+                    tx.commit().await?;
+                    Some(id)
+                }
+            }
+        });
+        let Some(id) = created else {
+            return Ok(Err(Refusal::UnknownReference {
+                field: "establishment_id",
+                id: new.establishment_id,
+            }));
+        };
+        Ok(self.find::<PlotsV3>(scope, id).await?.ok_or(Refusal::NotFound))
+    }
+}

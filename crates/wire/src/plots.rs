@@ -1,0 +1,48 @@
+//! Plots as the v3 writes speak them (reads of plot lists stay v2, in [`crate::planning`]).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::Timestamp;
+
+/// A plot as `POST /api/v3/third_party/plots` and `GET`/`DELETE /api/v3/third_party/plots/{id}` answer it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlotV3 {
+    /// Plot id.
+    pub id: i64,
+    /// Owning establishment.
+    pub establishment_id: i64,
+    /// Name.
+    pub name: String,
+    /// Hectares.
+    pub area: f64,
+    /// Code in the integrator's ERP.
+    pub external_code: Option<String>,
+    /// Active flag.
+    pub active: bool,
+    /// The user that created it.
+    pub created_by_id: Option<i64>,
+    /// Creation.
+    pub created_at: Timestamp,
+    /// Last modification.
+    pub updated_at: Timestamp,
+    /// Logical deletion; null means live.
+    pub deleted_at: Option<Timestamp>,
+}
+
+/// `POST /api/v3/third_party/plots` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewPlot {
+    /// Name; required, not blank.
+    pub name: String,
+    /// The establishment it divides; a live establishment of the caller's society.
+    pub establishment_id: i64,
+    /// Hectares; positive, kept to two decimals.
+    pub area: f64,
+    /// Code in the integrator's ERP; recommended, so the mapping survives renames.
+    #[serde(default)]
+    pub external_code: Option<String>,
+    /// Active flag; true when omitted.
+    #[serde(default)]
+    pub active: Option<bool>,
+}
