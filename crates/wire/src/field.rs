@@ -221,8 +221,8 @@ pub struct Silobag {
     pub id: i64,
     /// The establishment it lies in.
     pub establishment_id: i64,
-    /// The crop species stored (the species catalogue).
-    pub species_id: i64,
+    /// The crop species stored (`/api/v3/third_party/cultivation_species`), named as master campaigns name it.
+    pub cultivation_id: i64,
     /// Name, e.g. `Silo 3 - Soja`.
     pub name: String,
     /// Code in the integrator's ERP.

@@ -100,7 +100,7 @@ const LISTS: &[(&str, &[&str], bool)] = &[
             "length_m",
             "longitude",
             "name",
-            "species_id",
+            "cultivation_id",
         ],
         true,
     ),

@@ -323,7 +323,7 @@ resource! {
         active: Some("t.active"),
         fields {
             establishment_id: i64 = "t.establishment_id" => plain,
-            species_id: i64 = "t.species_id" => plain,
+            cultivation_id: i64 = "t.species_id" => plain,
             name: String = "t.name" => plain,
             external_code: Option<String> = "t.external_code" => plain,
             capacity_tn: f64 = "t.capacity_tn" => plain,
