@@ -10,7 +10,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 
-use super::SocietySeed;
+use super::{people, SocietySeed};
 use crate::admin::AdminError;
 use crate::db::{with_reader, with_writer};
 use crate::{touch_society, Store};
@@ -263,63 +263,6 @@ fn local(country: &str) -> &'static Local {
     }
 }
 
-/// A company tax id of the country with a valid check digit (CUIT, CNPJ) or the RFC's shape.
-fn company_tax_id(rng: &mut StdRng, country: &str) -> String {
-    let mod11 = |digits: &[u32], weights: &[u32]| {
-        let sum: u32 = digits.iter().zip(weights).map(|(d, w)| d * w).sum();
-        match sum % 11 {
-            0 | 1 => 0,
-            rest => 11 - rest,
-        }
-    };
-    match country {
-        "BR" => {
-            let mut d: Vec<u32> = (0..8).map(|_| rng.gen_range(0..10)).collect();
-            d.extend([0, 0, 0, 1]);
-            let first = mod11(&d, &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-            d.push(first);
-            let second = mod11(&d, &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-            d.push(second);
-            let s: String = d.iter().filter_map(|d| char::from_digit(*d, 10)).collect();
-            format!("{}.{}.{}/{}-{}", &s[0..2], &s[2..5], &s[5..8], &s[8..12], &s[12..14])
-        }
-        "MX" => {
-            const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-            let mut rfc: String = (0..3)
-                .map(|_| char::from(LETTERS[rng.gen_range(0..LETTERS.len())]))
-                .collect();
-            rfc.push_str(&format!(
-                "{:02}{:02}{:02}",
-                rng.gen_range(90..100),
-                rng.gen_range(1..13),
-                rng.gen_range(1..29)
-            ));
-            rfc.push_str(&format!(
-                "{}{}{}",
-                char::from(LETTERS[rng.gen_range(0..26)]),
-                rng.gen_range(1..10),
-                "A"
-            ));
-            rfc
-        }
-        _ => {
-            let body: u64 = rng.gen_range(50_000_000..72_000_000);
-            let digits: Vec<u32> = format!("30{body:08}").chars().filter_map(|c| c.to_digit(10)).collect();
-            let sum: u32 = digits
-                .iter()
-                .zip([5, 4, 3, 2, 7, 6, 5, 4, 3, 2])
-                .map(|(d, w)| d * w)
-                .sum();
-            let check = match 11 - sum % 11 {
-                11 => 0,
-                10 => 9,
-                other => other,
-            };
-            format!("30-{body:08}-{check}")
-        }
-    }
-}
-
 fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> Option<&'a T> {
     (!items.is_empty()).then(|| &items[rng.gen_range(0..items.len())])
 }
@@ -329,28 +272,7 @@ fn round2(value: f64) -> f64 {
 }
 
 fn email_of(name: &str, domain: &str) -> String {
-    let folded: String = name
-        .to_lowercase()
-        .chars()
-        .map(|c| match c {
-            'á' | 'ã' => 'a',
-            'é' => 'e',
-            'í' => 'i',
-            'ó' => 'o',
-            'ú' => 'u',
-            'ñ' => 'n',
-            c if c.is_ascii_alphanumeric() => c,
-            _ => '.',
-        })
-        .collect();
-    format!(
-        "{}@{domain}",
-        folded
-            .split('.')
-            .filter(|p| !p.is_empty())
-            .collect::<Vec<_>>()
-            .join(".")
-    )
+    format!("{}@{domain}", people::slug(name))
 }
 
 /// (id, name) rows.
@@ -464,7 +386,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             )
             .bind(society_id)
             .bind(&name)
-            .bind(company_tax_id(&mut rng, society.country))
+            .bind(people::company_tax_id(&mut rng, society.country))
             .bind(email_of(name.split_whitespace().take(2).collect::<Vec<_>>().join(" ").as_str(), words.domain))
             .bind(format!("{} {:03}-{:04}", words.phone, rng.gen_range(100..1000), rng.gen_range(0..10_000)))
             .bind(format!("CTR-{:04}", n + 1))

@@ -219,6 +219,15 @@ pub(crate) const COUNTRIES: &[CountryData] = &[
     },
 ];
 
+/// A company's tax id in its country's format: a CNPJ in Brazil, an RFC in Mexico, a CUIT elsewhere.
+pub(crate) fn company_tax_id(rng: &mut StdRng, country: &str) -> String {
+    match country {
+        "BR" => cnpj(rng),
+        "MX" => rfc(rng, true),
+        _ => cuit(rng, true),
+    }
+}
+
 /// An Argentine CUIT with a valid check digit: 30 for companies, 20 or 27 for people.
 fn cuit(rng: &mut StdRng, company: bool) -> String {
     let prefix = if company {
@@ -297,7 +306,8 @@ fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> &'a T {
     &items[rng.gen_range(0..items.len())]
 }
 
-fn slug(text: &str) -> String {
+/// `text` in lower-case ASCII, words joined by dots, as in an email's local part.
+pub(crate) fn slug(text: &str) -> String {
     let folded: String = text
         .to_lowercase()
         .chars()
