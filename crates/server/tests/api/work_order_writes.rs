@@ -10,6 +10,9 @@ use crate::on_both_backends;
 const WRITE: &str = "/integration/api/v1/workOrders";
 const READ: &str = "/api/v3/third_party/work_orders";
 
+/// A change that breaks one rule of a valid order.
+type Breakage = Box<dyn Fn(&mut Value)>;
+
 /// Ids from the caller's society (and country) to build a valid order from.
 struct Refs {
     society: i64,
@@ -114,7 +117,7 @@ on_both_backends! {
         let (_, brazil) = refs_of_brazil(&app).await;
         let before_total = total(&app, &token).await;
         let before_check = app.login_as(integrator("AR")).await["society"]["syncCheck"].clone();
-        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        let cases: Vec<(Breakage, &str)> = vec![
             (Box::new(|o| o["header"]["system_id"] = json!("erp")), "third_party"),
             (Box::new(move |o| o["header"]["extra_fields"]["company"]["local_id"] = json!(brazil.society)), "company"),
             (Box::new(|o| o["header"]["extra_fields"]["voucher_type"]["local_id"] = json!(999_999)), "voucher_type"),
