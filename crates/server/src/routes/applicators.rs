@@ -1,11 +1,12 @@
-//! Applicator writes (v2); reads are the v3 list's.
+//! Applicator writes (v2); reads are the v3 list's, deletion the generic one.
 
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use wire::applicators::ApplicatorWrite;
 
+use super::resources::created;
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller};
 use crate::i18n::Msg;
@@ -19,13 +20,12 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<ApplicatorWrite>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let created = state
+    let record = state
         .store
         .write_applicator(&caller.scope, None, &body)
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, ""))?;
-    let location = format!("/api/v3/third_party/applicators/{}", created.id);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(created)))
+    Ok(created("/api/v3/third_party/applicators", record.id, record))
 }
 
 /// `PUT /api/v2/third_party/applicators`: updates the applicator the body's `id` names.
@@ -63,19 +63,4 @@ async fn write(
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, id))?;
     Ok(Json(updated))
-}
-
-/// `DELETE /api/v2/third_party/applicators/{id}`: logical deletion; 200 with the applicator.
-pub async fn delete(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    let numeric = parse_id(&id, NAME)?;
-    let deleted = state
-        .store
-        .delete_logically::<store::resources::operations::Applicators>(&caller.scope, numeric)
-        .await?
-        .map_err(|r| ApiError::refusal(r, NAME, &id))?;
-    Ok(Json(deleted))
 }

@@ -15,13 +15,14 @@ use axum::routing::{get, patch, post, put};
 use axum::{middleware, Router};
 use store::resources::establishments::Establishments;
 use store::resources::farmers::{FarmersV2, FarmersV3};
+use store::resources::operations::Applicators;
 use store::resources::plots::PlotsV3;
 
 use crate::envelope::require_system_id;
 use crate::extract::{V2, V3};
 use crate::idempotency::idempotent_posts;
 use crate::AppState;
-pub use resources::{detail, list};
+pub use resources::{detail, list, remove};
 
 /// The routes that speak the integration API (all need the system-id header).
 pub fn api(state: AppState) -> Router<AppState> {
@@ -36,7 +37,7 @@ pub fn api(state: AppState) -> Router<AppState> {
         )
         .route(
             "/api/v3/third_party/establishments/{id}",
-            get(detail::<Establishments>).delete(establishments::delete),
+            get(detail::<Establishments>).delete(remove::<Establishments>),
         )
         .route("/api/v3/third_party/plots", post(plots::create))
         .route("/integration/api/v1/workOrders", post(work_orders::create))
@@ -50,11 +51,11 @@ pub fn api(state: AppState) -> Router<AppState> {
         )
         .route(
             "/api/v2/third_party/applicators/{id}",
-            put(applicators::update_by_path).delete(applicators::delete),
+            put(applicators::update_by_path).delete(remove::<Applicators>),
         )
         .route(
             "/api/v3/third_party/plots/{id}",
-            get(detail::<PlotsV3>).delete(plots::delete),
+            get(detail::<PlotsV3>).delete(remove::<PlotsV3>),
         )
         .merge(planning::routes())
         .merge(operations::routes())

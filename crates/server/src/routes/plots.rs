@@ -1,15 +1,14 @@
-//! Plot writes, in v3 (reads of plot lists are v2).
+//! Plot creation, in v3 (reads of plot lists are v2; deletion is the generic one).
 
-use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::extract::State;
 use axum::response::IntoResponse;
-use axum::Json;
 use store::resources::plots::PlotsV3;
 use store::Resource;
 use wire::plots::NewPlot;
 
+use super::resources::created;
 use crate::error::ApiError;
-use crate::extract::{parse_id, ApiJson, Caller};
+use crate::extract::{ApiJson, Caller};
 use crate::AppState;
 
 const NAME: &str = PlotsV3::SPEC.name;
@@ -20,26 +19,10 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<NewPlot>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let created = state
+    let record = state
         .store
         .create_plot(&caller.scope, caller.user_id, &body)
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, ""))?;
-    let location = format!("/api/v3/third_party/plots/{}", created.id);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(created)))
-}
-
-/// `DELETE /api/v3/third_party/plots/{id}`: logical deletion, 200 with the deleted plot.
-pub async fn delete(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    let numeric = parse_id(&id, NAME)?;
-    let deleted = state
-        .store
-        .delete_logically::<PlotsV3>(&caller.scope, numeric)
-        .await?
-        .map_err(|r| ApiError::refusal(r, NAME, &id))?;
-    Ok(Json(deleted))
+    Ok(created("/api/v3/third_party/plots", record.id, record))
 }

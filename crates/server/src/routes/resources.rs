@@ -1,7 +1,12 @@
-//! The generic list and detail handlers that serve every declared resource.
+//! The generic handlers that serve every declared resource: list, detail and logical delete, and the shape of a
+//! created record's answer.
 
 use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
 use axum::Json;
+use serde::Serialize;
+use store::resources::Deletable;
 use store::Resource;
 use wire::Page;
 
@@ -36,4 +41,28 @@ pub async fn detail<R: Resource>(
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found(R::SPEC.name, id))
+}
+
+/// `DELETE <list path>/{id}`: logical deletion of `R`; 200 with the record as it now is.
+pub async fn remove<R: Deletable>(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<R::Item>, ApiError> {
+    let numeric = parse_id(&id, R::SPEC.name)?;
+    let deleted = state
+        .store
+        .delete_logically::<R>(&caller.scope, numeric)
+        .await?
+        .map_err(|refusal| ApiError::refusal(refusal, R::SPEC.name, &id))?;
+    Ok(Json(deleted))
+}
+
+/// The answer to a create: 201, the record, and its `Location` under `path`.
+pub fn created<T: Serialize>(path: &str, id: i64, record: T) -> impl IntoResponse {
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("{path}/{id}"))],
+        Json(record),
+    )
 }
