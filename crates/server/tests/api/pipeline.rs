@@ -55,6 +55,16 @@ on_both_backends! {
         assert_eq!(body["status"], "ok");
     }
 
+    async fn an_unreachable_database_answers_503_in_the_envelope(app) {
+        let token = app.token(integrator("AR")).await;
+        app.store.close().await;
+        let (code, message) = error_envelope(app.get(ESTABLISHMENTS, &token).await, StatusCode::SERVICE_UNAVAILABLE).await;
+        assert_eq!(code, 503);
+        assert!(message.contains("no está disponible"), "{message}");
+        let health = app.client.get(format!("{}/health", app.base)).send().await.expect("send");
+        error_envelope(health, StatusCode::SERVICE_UNAVAILABLE).await;
+    }
+
     async fn lists_answer_the_envelope(app) {
         let token = app.token(integrator("AR")).await;
         let body = app.get_ok(&format!("{ESTABLISHMENTS}?size=3"), &token).await;

@@ -93,8 +93,10 @@ on_both_backends! {
     async fn a_created_order_is_stored_whole_and_read_back(app) {
         let (token, refs) = references(&app, "AR").await;
         let before = total(&app, &token).await;
+        let check_before = app.login_as(integrator("AR")).await["society"]["syncCheck"].clone();
         let response = app.post(WRITE, &token, &order(&refs)).await;
         assert_eq!(response.status(), StatusCode::CREATED);
+        assert_ne!(app.login_as(integrator("AR")).await["society"]["syncCheck"], check_before);
         let etag = response.headers().get("etag").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let created: Value = response.json().await.expect("JSON");
