@@ -83,6 +83,22 @@ pub enum Msg {
     IdempotencyMismatch,
     /// The first request with this `Idempotency-Key` is still being answered.
     IdempotencyInProgress,
+    /// The API-key header (named here) was sent, but is not a live key of the caller's society.
+    InvalidApiKey(String),
+    /// A number outside its range, bounds included.
+    OutOfRange { field: &'static str, min: f64, max: f64 },
+    /// A value outside a fixed set, listed.
+    NotOneOf { field: &'static str, allowed: &'static str },
+    /// A field that a device of this kind must have.
+    RequiredForKind { field: &'static str, kind: &'static str },
+    /// A field that a device of this kind must not have.
+    NotForKind { field: &'static str, kind: &'static str },
+    /// The silobag lies in another establishment than the one named.
+    SilobagElsewhere { silobag_id: i64, establishment_id: i64 },
+    /// Items of a batch broke rules, nothing was stored: the first failures by index, and how many failed in all.
+    InvalidItems { failures: Vec<(usize, Msg)>, total: usize },
+    /// A batch has more items than allowed.
+    TooManyItems { sent: usize, max: usize },
 }
 
 impl Msg {
@@ -307,6 +323,97 @@ impl Msg {
             }
             (Msg::IdempotencyInProgress, En) => {
                 "The original request with this Idempotency-Key is still being processed.".into()
+            }
+            (Msg::InvalidApiKey(h), Es) => format!("El encabezado {h} no es una clave de API válida de su sociedad."),
+            (Msg::InvalidApiKey(h), Pt) => format!("O cabeçalho {h} não é uma chave de API válida da sua sociedade."),
+            (Msg::InvalidApiKey(h), En) => format!("The {h} header is not a valid API key of your society."),
+            (Msg::OutOfRange { field, min, max }, Es) => {
+                format!("El campo {field} debe ser un número entre {min} y {max}.")
+            }
+            (Msg::OutOfRange { field, min, max }, Pt) => {
+                format!("O campo {field} deve ser um número entre {min} e {max}.")
+            }
+            (Msg::OutOfRange { field, min, max }, En) => {
+                format!("The field {field} must be a number from {min} to {max}.")
+            }
+            (Msg::NotOneOf { field, allowed }, Es) => format!("El campo {field} debe ser uno de: {allowed}."),
+            (Msg::NotOneOf { field, allowed }, Pt) => format!("O campo {field} deve ser um de: {allowed}."),
+            (Msg::NotOneOf { field, allowed }, En) => format!("The field {field} must be one of: {allowed}."),
+            (Msg::RequiredForKind { field, kind }, Es) => {
+                format!("El campo {field} es obligatorio para los dispositivos {kind}.")
+            }
+            (Msg::RequiredForKind { field, kind }, Pt) => {
+                format!("O campo {field} é obrigatório para os dispositivos {kind}.")
+            }
+            (Msg::RequiredForKind { field, kind }, En) => format!("The field {field} is required for {kind} devices."),
+            (Msg::NotForKind { field, kind }, Es) => {
+                format!("El campo {field} no corresponde a los dispositivos {kind}; omítalo.")
+            }
+            (Msg::NotForKind { field, kind }, Pt) => {
+                format!("O campo {field} não se aplica aos dispositivos {kind}; omita-o.")
+            }
+            (Msg::NotForKind { field, kind }, En) => {
+                format!("The field {field} does not apply to {kind} devices; omit it.")
+            }
+            (
+                Msg::SilobagElsewhere {
+                    silobag_id,
+                    establishment_id,
+                },
+                Es,
+            ) => {
+                format!("silobag_id: el silobolsa {silobag_id} no está en el establecimiento {establishment_id}.")
+            }
+            (
+                Msg::SilobagElsewhere {
+                    silobag_id,
+                    establishment_id,
+                },
+                Pt,
+            ) => {
+                format!("silobag_id: o silo bolsa {silobag_id} não está no estabelecimento {establishment_id}.")
+            }
+            (
+                Msg::SilobagElsewhere {
+                    silobag_id,
+                    establishment_id,
+                },
+                En,
+            ) => {
+                format!("silobag_id: silobag {silobag_id} is not in establishment {establishment_id}.")
+            }
+            (Msg::InvalidItems { failures, total }, lang) => {
+                let details: Vec<String> = failures
+                    .iter()
+                    .map(|(index, msg)| format!("[{index}].{}", msg.text(lang).trim_end_matches('.')))
+                    .collect();
+                let (intro, more) = match lang {
+                    Es => (
+                        format!("{total} elementos no son válidos; no se guardó ninguno"),
+                        "y otros",
+                    ),
+                    Pt => (format!("{total} itens não são válidos; nenhum foi salvo"), "e outros"),
+                    En => (format!("{total} items are not valid; none was stored"), "and"),
+                };
+                let mut text = format!("{intro}: {}", details.join("; "));
+                if *total > failures.len() {
+                    let rest = total - failures.len();
+                    text.push_str(&match lang {
+                        En => format!("; {more} {rest} more"),
+                        _ => format!("; {more} {rest}"),
+                    });
+                }
+                text.push('.');
+                text
+            }
+            (Msg::TooManyItems { sent, max }, Es) => {
+                format!("Se enviaron {sent} elementos; el máximo por solicitud es {max}.")
+            }
+            (Msg::TooManyItems { sent, max }, Pt) => {
+                format!("Foram enviados {sent} itens; o máximo por requisição é {max}.")
+            }
+            (Msg::TooManyItems { sent, max }, En) => {
+                format!("{sent} items were sent; the most a request may carry is {max}.")
             }
         }
     }

@@ -403,3 +403,114 @@ pub struct DeviceEventType {
     /// Logical deletion; null while live.
     pub deleted_at: Option<Timestamp>,
 }
+
+/// `POST /api/v3/third_party/silobag_campaigns` body, exactly the specification's fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewSilobagCampaign {
+    /// The silobag; a live silobag of the caller's society.
+    pub silobag_id: i64,
+    /// The campaign the grain was harvested from; a live campaign of the caller's society.
+    pub campaign_id: i64,
+    /// Quantity in tons; positive.
+    pub quantity_tn: f64,
+    /// Grain humidity in percent, 0–100.
+    pub grain_humidity_percent: f64,
+    /// Grain quality indicator: 1 good (green), 2 watch (yellow), 3 at risk (red).
+    pub grain_quality_semaphore: i64,
+    /// Free text; empty when omitted.
+    #[serde(default)]
+    pub observations: Option<String>,
+}
+
+/// `POST /api/v3/third_party/devices` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewDevice {
+    /// Name; required, not blank.
+    pub name: String,
+    /// `weather_station` or `silobag_sensor`.
+    pub kind: String,
+    /// The maker's serial number; required, not blank.
+    pub serial_number: String,
+    /// The establishment it is installed in; for a silobag sensor, the silobag's when omitted.
+    #[serde(default)]
+    pub establishment_id: Option<i64>,
+    /// The silobag it monitors: required for a silobag sensor, refused for a weather station.
+    #[serde(default)]
+    pub silobag_id: Option<i64>,
+    /// Latitude in decimal degrees, −90 to 90.
+    #[serde(default)]
+    pub latitude: Option<f64>,
+    /// Longitude in decimal degrees, −180 to 180.
+    #[serde(default)]
+    pub longitude: Option<f64>,
+    /// Active flag; true when omitted.
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+/// One reading in a `POST /api/v3/third_party/device_events` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewDeviceEvent {
+    /// The device that read it; a live device of the caller's society.
+    pub device_id: i64,
+    /// What was read; a live `device_event_types` record.
+    pub device_event_type_id: i64,
+    /// When it was read, ISO 8601 with offset.
+    pub recorded_at: Timestamp,
+    /// The value read, in the event type's unit.
+    pub value: f64,
+}
+
+/// A `POST /api/v3/third_party/device_events` body: one reading, or a batch of them as IoT gateways send.
+///
+/// Deserialized by hand so that a malformed item of a batch is named by its index (`[3]: missing field …`), which
+/// an untagged enum would reduce to "did not match any variant".
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewDeviceEvents {
+    /// A single object; answered with a single object.
+    One(NewDeviceEvent),
+    /// An array; answered with an array in the same order.
+    Many(Vec<NewDeviceEvent>),
+}
+
+impl NewDeviceEvents {
+    /// The readings, in the order sent.
+    pub fn items(&self) -> &[NewDeviceEvent] {
+        match self {
+            NewDeviceEvents::One(event) => std::slice::from_ref(event),
+            NewDeviceEvents::Many(events) => events,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NewDeviceEvents {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Events;
+
+        impl<'de> serde::de::Visitor<'de> for Events {
+            type Value = NewDeviceEvents;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a device event object or an array of them")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                NewDeviceEvent::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(NewDeviceEvents::One)
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut events = Vec::with_capacity(seq.size_hint().unwrap_or_default().min(10_000));
+                loop {
+                    let index = events.len();
+                    match seq.next_element::<NewDeviceEvent>() {
+                        Ok(Some(event)) => events.push(event),
+                        Ok(None) => return Ok(NewDeviceEvents::Many(events)),
+                        Err(error) => return Err(serde::de::Error::custom(format!("[{index}]: {error}"))),
+                    }
+                }
+            }
+        }
+
+        deserializer.deserialize_any(Events)
+    }
+}

@@ -390,6 +390,12 @@ on_both_backends! {
             let items = app.all_items(&format!("/api/v3/third_party/{path}?size=500"), &token).await;
             assert!(!items.is_empty(), "{path}");
             assert!(items.iter().all(|c| c["kind"] == kind && c["target_value"].is_f64() && c["measured_value"].is_f64()), "{path}");
+            assert_eq!(app.get_ok(&format!("/api/v3/third_party/{path}/{}", items[0]["id"]), &token).await, items[0]);
+            // A record of this slice is not a record of the others.
+            for other in ["fertilization_control", "planting_control", "plant_stand_control"].into_iter().filter(|o| *o != path) {
+                let (_, message) = error_envelope(app.get(&format!("/api/v3/third_party/{other}/{}", items[0]["id"]), &token).await, StatusCode::NOT_FOUND).await;
+                assert!(message.contains(other), "{message}");
+            }
         }
     }
 

@@ -8,6 +8,7 @@ mod auth;
 mod establishments;
 mod farmers;
 mod field;
+mod field_writes;
 mod idempotency;
 mod isolation;
 mod operations;

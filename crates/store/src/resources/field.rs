@@ -2,9 +2,8 @@
 //! devices and events. All read-only through the API, each declared once over its table; progress and field controls
 //! are one table each, sliced by `kind` into the endpoints the platform names.
 //!
-//! The slices select from a derived table rather than through `ListSpec::condition`, because `Store::find` does not
-//! apply the condition: with it, `planting_progress/{id}` would answer a harvest record. Both backends flatten such a
-//! subquery into the outer query, so lists still use the `(society_id, kind, id)` indexes.
+//! The slices are `ListSpec::condition`s on `kind`, which lists, `find` and `find_many` all apply, so
+//! `planting_progress/{id}` of a harvest record is a 404 and lists use the `(society_id, kind, id)` indexes.
 
 use crate::resource;
 
@@ -177,8 +176,9 @@ resource! {
     /// `GET /api/v3/third_party/planting_progress[/{id}]`.
     PlantingProgress, PlantingProgressRow => wire::field::Progress {
         name: "planting_progress",
-        from: "(SELECT * FROM progress WHERE kind = 'planting') t",
+        from: "progress t",
         scoping: Society,
+        condition: "t.kind = 'planting'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -204,8 +204,9 @@ resource! {
     /// `GET /api/v3/third_party/harvest_progress[/{id}]`.
     HarvestProgress, HarvestProgressRow => wire::field::Progress {
         name: "harvest_progress",
-        from: "(SELECT * FROM progress WHERE kind = 'harvest') t",
+        from: "progress t",
         scoping: Society,
+        condition: "t.kind = 'harvest'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -231,8 +232,9 @@ resource! {
     /// `GET /api/v3/third_party/fertilization_control[/{id}]`.
     FertilizationControls, FertilizationControlRow => wire::field::FieldControl {
         name: "fertilization_control",
-        from: "(SELECT * FROM field_controls WHERE kind = 'fertilization') t",
+        from: "field_controls t",
         scoping: Society,
+        condition: "t.kind = 'fertilization'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -259,8 +261,9 @@ resource! {
     /// `GET /api/v3/third_party/planting_control[/{id}]`.
     PlantingControls, PlantingControlRow => wire::field::FieldControl {
         name: "planting_control",
-        from: "(SELECT * FROM field_controls WHERE kind = 'planting') t",
+        from: "field_controls t",
         scoping: Society,
+        condition: "t.kind = 'planting'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),
@@ -287,8 +290,9 @@ resource! {
     /// `GET /api/v3/third_party/plant_stand_control[/{id}]`.
     PlantStandControls, PlantStandControlRow => wire::field::FieldControl {
         name: "plant_stand_control",
-        from: "(SELECT * FROM field_controls WHERE kind = 'plant_stand') t",
+        from: "field_controls t",
         scoping: Society,
+        condition: "t.kind = 'plant_stand'",
         created: Some("t.created_at"),
         updated: Some("t.updated_at"),
         deleted: Some("t.deleted_at"),

@@ -4,6 +4,7 @@ pub mod applicators;
 pub mod establishments;
 pub mod farmers;
 pub mod field;
+pub mod field_writes;
 pub mod operations;
 pub mod planning;
 pub mod plots;
