@@ -83,6 +83,8 @@ pub enum Msg {
     IdempotencyMismatch,
     /// The first request with this `Idempotency-Key` is still being answered.
     IdempotencyInProgress,
+    /// A job body's `campaigns` list is empty or longer than a job may be.
+    JobRows { count: usize, max: usize },
 }
 
 impl Msg {
@@ -307,6 +309,15 @@ impl Msg {
             }
             (Msg::IdempotencyInProgress, En) => {
                 "The original request with this Idempotency-Key is still being processed.".into()
+            }
+            (Msg::JobRows { count, max }, Es) => {
+                format!("La lista campaigns debe tener entre 1 y {max} filas; se recibieron {count}.")
+            }
+            (Msg::JobRows { count, max }, Pt) => {
+                format!("A lista campaigns deve ter entre 1 e {max} linhas; foram recebidas {count}.")
+            }
+            (Msg::JobRows { count, max }, En) => {
+                format!("The campaigns list must have from 1 to {max} rows; got {count}.")
             }
         }
     }
