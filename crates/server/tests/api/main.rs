@@ -4,12 +4,14 @@
 mod helpers;
 mod postgres;
 
+mod applicator_writes;
 mod auth;
 mod establishments;
 mod farmers;
 mod field;
 mod idempotency;
 mod isolation;
+mod jobs;
 mod operations;
 mod pipeline;
 mod planning;
