@@ -267,6 +267,29 @@ mod worked {
             assert_eq!(code, 404, "an import is not an objective-yield job");
         }
 
+        async fn a_retried_start_with_the_same_idempotency_key_queues_one_job(app) {
+            let token = app.token(integrator("AR")).await;
+            let campaign = first_id(&app, &token, CAMPAIGNS).await;
+            let before = app.get_ok(OBJECTIVE_YIELD_JOBS, &token).await["total_items"].as_u64().expect("total");
+            let body = json!({ "campaigns": [{ "campaign_id": campaign, "objective_yield": 6.0 }] });
+            let mut answers = Vec::new();
+            for _ in 0..2 {
+                let response = app
+                    .request(reqwest::Method::POST, OBJECTIVE_YIELD)
+                    .bearer_auth(&token)
+                    .header("Idempotency-Key", "erp-batch-2025-11-03")
+                    .json(&body)
+                    .send()
+                    .await
+                    .expect("POST");
+                assert_eq!(response.status(), StatusCode::ACCEPTED);
+                answers.push(response.json::<Value>().await.expect("JSON")["id"].clone());
+            }
+            assert_eq!(answers[0], answers[1], "the retry is answered with the first job");
+            let after = app.get_ok(OBJECTIVE_YIELD_JOBS, &token).await["total_items"].as_u64();
+            assert_eq!(after, Some(before + 1));
+        }
+
         async fn another_society_never_sees_a_job(app) {
             let token = app.token(integrator("AR")).await;
             let brazil = app.token(integrator("BR")).await;
