@@ -23,9 +23,7 @@ struct Refs {
 }
 
 async fn first_id(app: &TestApp, token: &str, path: &str) -> i64 {
-    app.get_ok(path, token).await["items"][0]["id"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("{path} has an item"))
+    app.get_ok(path, token).await["items"][0]["id"].as_i64().unwrap_or_else(|| panic!("{path} has an item"))
 }
 
 async fn references(app: &TestApp, country: &str) -> (String, Refs) {
@@ -69,12 +67,7 @@ fn order(refs: &Refs) -> Value {
 }
 
 async fn patch(app: &TestApp, token: &str, id: &Value, body: &Value) -> reqwest::Response {
-    app.request(Method::PATCH, &format!("{WRITE}/{id}"))
-        .bearer_auth(token)
-        .json(body)
-        .send()
-        .await
-        .expect("PATCH")
+    app.request(Method::PATCH, &format!("{WRITE}/{id}")).bearer_auth(token).json(body).send().await.expect("PATCH")
 }
 
 async fn total(app: &TestApp, token: &str) -> Value {
@@ -341,18 +334,9 @@ on_both_backends! {
 async fn homonym_of_no_campaign(app: &TestApp, path: &str) -> (&'static str, i64) {
     for country in ["AR", "BR", "MX"] {
         let token = app.token(integrator(country)).await;
-        let campaigns: Vec<i64> = app
-            .all_items("/api/v3/third_party/campaigns?size=500", &token)
-            .await
-            .iter()
-            .filter_map(|c| c["id"].as_i64())
-            .collect();
+        let campaigns: Vec<i64> = app.all_items("/api/v3/third_party/campaigns?size=500", &token).await.iter().filter_map(|c| c["id"].as_i64()).collect();
         let candidates = app.all_items(&format!("{path}?size=500"), &token).await;
-        if let Some(id) = candidates
-            .iter()
-            .filter_map(|c| c["id"].as_i64())
-            .find(|id| !campaigns.contains(id))
-        {
+        if let Some(id) = candidates.iter().filter_map(|c| c["id"].as_i64()).find(|id| !campaigns.contains(id)) {
             return (country, id);
         }
     }
@@ -382,11 +366,7 @@ async fn futures_join_all<F: std::future::Future>(futures: impl IntoIterator<Ite
                 }
             }
         }
-        if done {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
+        if done { std::task::Poll::Ready(()) } else { std::task::Poll::Pending }
     })
     .await;
     outputs.extend(results.into_iter().flatten());
