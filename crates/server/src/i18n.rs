@@ -99,6 +99,8 @@ pub enum Msg {
     InvalidItems { failures: Vec<(usize, Msg)>, total: usize },
     /// A batch has more items than allowed.
     TooManyItems { sent: usize, max: usize },
+    /// A job body's `campaigns` list is empty or longer than a job may be.
+    JobRows { count: usize, max: usize },
 }
 
 impl Msg {
@@ -414,6 +416,15 @@ impl Msg {
             }
             (Msg::TooManyItems { sent, max }, En) => {
                 format!("{sent} items were sent; the most a request may carry is {max}.")
+            }
+            (Msg::JobRows { count, max }, Es) => {
+                format!("La lista campaigns debe tener entre 1 y {max} filas; se recibieron {count}.")
+            }
+            (Msg::JobRows { count, max }, Pt) => {
+                format!("A lista campaigns deve ter entre 1 e {max} linhas; foram recebidas {count}.")
+            }
+            (Msg::JobRows { count, max }, En) => {
+                format!("The campaigns list must have from 1 to {max} rows; got {count}.")
             }
         }
     }

@@ -287,20 +287,25 @@ pub struct WorkOrder {
     pub labours: Vec<WorkOrderLabour>,
 }
 
-/// The status of an objective-yield update job (`GET /api/v2/third_party/campaigns/update_objective_yield/jobs`).
+/// The status of a background job on campaigns, whichever its kind: an objective-yield update
+/// (`GET /api/v2/third_party/campaigns/update_objective_yield/jobs[/{id}]`) or a campaign import
+/// (`GET /api/v2/third_party/campaigns/import/jobs[/{id}]`). The path says the kind, so the item does not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ObjectiveYieldJob {
+pub struct Job {
     /// Job id.
     pub id: i64,
     /// `pending`, `running`, `finished` or `failed`.
     pub status: String,
-    /// Campaigns the job was asked to update.
+    /// Rows the job was given.
     pub total_items: i64,
-    /// Campaigns handled so far, failed ones included.
+    /// Rows handled so far, refused ones included.
     pub processed_items: i64,
-    /// Campaigns that could not be updated.
+    /// Rows refused.
     pub failed_items: i64,
-    /// The job's outcome once finished (per-campaign results); null before.
+    /// The per-row report, committed with each chunk so it grows while the job runs; null before the first chunk.
+    /// An objective-yield update reports `{"updated": n, "refused": [...]}`, an import
+    /// `{"created": [{"row", "campaign_id"}], "refused": [...]}`; each refusal is `{"row", "campaign_id", "reason"}`
+    /// with 1-based row numbers.
     #[schema(value_type = Option<Object>)]
     pub result: Option<serde_json::Value>,
     /// Why the job failed as a whole; null otherwise.
@@ -314,6 +319,9 @@ pub struct ObjectiveYieldJob {
     /// Last change of its status or counters.
     pub updated_at: Timestamp,
 }
+
+/// The status of an objective-yield update job; the name the v2 list was first built under.
+pub type ObjectiveYieldJob = Job;
 
 /// Reads a stored JSON document; text that is not JSON (which only a broken writer could store) reads as null
 /// rather than failing the whole list.

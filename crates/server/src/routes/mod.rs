@@ -5,6 +5,7 @@ mod auth;
 mod establishments;
 mod field;
 mod health;
+mod jobs;
 mod operations;
 mod planning;
 mod plots;
@@ -60,6 +61,7 @@ pub fn api(state: AppState) -> Router<AppState> {
         .merge(planning::routes())
         .merge(operations::routes())
         .merge(field::routes())
+        .merge(jobs::routes())
         .layer(middleware::from_fn_with_state(state.clone(), idempotent_posts))
         .layer(middleware::from_fn_with_state(state, require_system_id))
 }

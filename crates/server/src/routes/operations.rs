@@ -1,5 +1,5 @@
 //! Routes of the operations group: contractors, machines, applicators, warehouses, voucher types, labour types,
-//! work orders, background jobs.
+//! work orders. Background jobs have their own module, [`super::jobs`].
 //!
 //! Hand-written handlers are for what differs from the generic list: the applicators list's out-of-range page
 //! quirk, and work orders (state filters, nested lines).
@@ -15,15 +15,15 @@ use domain::filters::parse_active;
 use domain::PageError;
 use store::list::ListError;
 use store::resources::operations::{
-    Applicators, Contractors, LabourTypeAttributes, LabourTypes, Machines, ObjectiveYieldJobs, VoucherTypes,
-    Warehouses, WorkOrderStateFilter,
+    Applicators, Contractors, LabourTypeAttributes, LabourTypes, Machines, VoucherTypes, Warehouses,
+    WorkOrderStateFilter,
 };
 use wire::operations::{Applicator, WorkOrder};
 use wire::Page;
 
 use super::{detail, list};
 use crate::error::ApiError;
-use crate::extract::{Caller, ListQuery, V2, V3};
+use crate::extract::{Caller, ListQuery, V3};
 use crate::i18n::Msg;
 use crate::AppState;
 
@@ -54,10 +54,6 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/api/v3/third_party/work_orders", get(work_orders))
         .route("/api/v3/third_party/work_orders/{id}", get(super::work_orders::detail))
-        .route(
-            "/api/v2/third_party/campaigns/update_objective_yield/jobs",
-            get(list::<ObjectiveYieldJobs, V2>),
-        )
 }
 
 /// `GET /api/v3/third_party/applicators`: the generic list, except that a page past the last answers envelope code

@@ -4,6 +4,7 @@
 mod helpers;
 mod postgres;
 
+mod applicator_writes;
 mod auth;
 mod establishments;
 mod farmers;
@@ -11,6 +12,7 @@ mod field;
 mod field_writes;
 mod idempotency;
 mod isolation;
+mod jobs;
 mod operations;
 mod pipeline;
 mod planning;

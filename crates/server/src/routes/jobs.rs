@@ -1,0 +1,97 @@
+//! Background jobs on campaigns (v2): starting an objective-yield update or a campaign import, and their status.
+//!
+//! A start only checks the body's shape and size and queues the job: the rows are checked and applied by the
+//! worker of whichever server process claims it, and each refused row is reported in the job's `result`. So the
+//! answer is 202 Accepted with the job's status and a `Location` to poll.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use domain::jobs::{CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD};
+use serde::Serialize;
+use store::resources::operations::{CampaignImportJobs, ObjectiveYieldJobs};
+use store::Resource;
+use wire::jobs::{CampaignImport, ObjectiveYieldUpdate};
+
+use super::{detail, list};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, Caller, V2};
+use crate::i18n::Msg;
+use crate::AppState;
+
+const OBJECTIVE_YIELD: &str = "/api/v2/third_party/campaigns/update_objective_yield";
+const IMPORT: &str = "/api/v2/third_party/campaigns/import";
+
+/// The job routes.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(OBJECTIVE_YIELD, post(start_objective_yield))
+        .route(
+            "/api/v2/third_party/campaigns/update_objective_yield/jobs",
+            get(list::<ObjectiveYieldJobs, V2>),
+        )
+        .route(
+            "/api/v2/third_party/campaigns/update_objective_yield/jobs/{id}",
+            get(detail::<ObjectiveYieldJobs>),
+        )
+        .route(IMPORT, post(start_import))
+        .route(
+            "/api/v2/third_party/campaigns/import/jobs",
+            get(list::<CampaignImportJobs, V2>),
+        )
+        .route(
+            "/api/v2/third_party/campaigns/import/jobs/{id}",
+            get(detail::<CampaignImportJobs>),
+        )
+}
+
+/// `POST /api/v2/third_party/campaigns/update_objective_yield`: 202 with the queued job.
+async fn start_objective_yield(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<ObjectiveYieldUpdate>,
+) -> Result<impl IntoResponse, ApiError> {
+    let rows = body.campaigns.len();
+    start::<ObjectiveYieldJobs>(&state, &caller, UPDATE_OBJECTIVE_YIELD, OBJECTIVE_YIELD, &body, rows).await
+}
+
+/// `POST /api/v2/third_party/campaigns/import`: 202 with the queued job.
+async fn start_import(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CampaignImport>,
+) -> Result<impl IntoResponse, ApiError> {
+    let rows = body.campaigns.len();
+    start::<CampaignImportJobs>(&state, &caller, CAMPAIGN_IMPORT, IMPORT, &body, rows).await
+}
+
+/// Queues `body` as a job of `kind` and answers 202 with its status, `Location` naming its detail under `base`.
+async fn start<R: Resource<Item = wire::operations::Job>>(
+    state: &AppState,
+    caller: &Caller,
+    kind: &str,
+    base: &str,
+    body: &impl Serialize,
+    rows: usize,
+) -> Result<impl IntoResponse, ApiError> {
+    // An empty job would finish having done nothing, which is surely a mistake; the cap bounds one job's work.
+    if rows == 0 || rows > MAX_JOB_ROWS {
+        let msg = Msg::JobRows {
+            count: rows,
+            max: MAX_JOB_ROWS,
+        };
+        return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, msg));
+    }
+    // The parsed body, written back, is what the worker reads: it has the shape the worker expects.
+    let input =
+        serde_json::to_string(body).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
+    let job = state
+        .store
+        .start_job::<R>(&caller.scope, kind, &input, rows)
+        .await?
+        .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
+    let location = format!("{base}/jobs/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(job)))
+}
