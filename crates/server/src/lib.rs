@@ -5,7 +5,8 @@
 //!
 //! # Layout
 //! - [`config`]: the server's settings.
-//! - [`routes`]: the route table of every generation, and the handlers.
+//! - [`routes`]: the route table of every generation, and the handlers; [`openapi`], the document it describes
+//!   itself in.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`worker`]: the background worker that runs jobs from the database.
@@ -18,6 +19,7 @@ pub mod error;
 pub mod extract;
 pub mod i18n;
 pub mod idempotency;
+pub mod openapi;
 pub mod routes;
 pub mod worker;
 
@@ -72,19 +74,38 @@ pub struct AppState {
     pub config: Arc<ServerConfig>,
     /// Header names derived from the configured token.
     pub headers: Arc<HeaderNames>,
+    /// The OpenAPI document and its page, rendered once.
+    pub docs: Arc<routes::docs::Rendered>,
+}
+
+/// The OpenAPI document of every route, with the header names of `header_token`.
+pub fn openapi_document(header_token: &str) -> utoipa::openapi::OpenApi {
+    routes::table().finish(header_token).2
 }
 
 /// Builds the whole application: routes, fallbacks and middleware.
 pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
     let headers = HeaderNames::new(&config.header_token)?;
+    let (api, open, document) = routes::table().finish(&config.header_token);
+    let docs = Arc::new(routes::docs::render(&document));
     let state = AppState {
         store,
         config: Arc::new(config.clone()),
         headers: Arc::new(headers),
+        docs,
     };
+    let api = api
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotent_posts,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            envelope::require_system_id,
+        ));
     Ok(Router::new()
-        .merge(routes::operational())
-        .merge(routes::api(state.clone()))
+        .merge(open)
+        .merge(api)
         .fallback(envelope::route_not_found)
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(CatchPanicLayer::new())

@@ -473,6 +473,32 @@ pub enum NewDeviceEvents {
     Many(Vec<NewDeviceEvent>),
 }
 
+impl utoipa::PartialSchema for NewDeviceEvents {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let event = || utoipa::openapi::Ref::from_schema_name(<NewDeviceEvent as utoipa::ToSchema>::name());
+        utoipa::openapi::schema::OneOfBuilder::new()
+            .item(event())
+            .item(
+                utoipa::openapi::schema::ArrayBuilder::new()
+                    .items(event())
+                    .max_items(Some(10_000)),
+            )
+            .description(Some(
+                "One device event, or an array of up to 10,000 stored all or nothing.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for NewDeviceEvents {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push((
+            NewDeviceEvent::name().into_owned(),
+            <NewDeviceEvent as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
 impl NewDeviceEvents {
     /// The readings, in the order sent.
     pub fn items(&self) -> &[NewDeviceEvent] {

@@ -4,10 +4,10 @@
 //! devices and device events, the creates the specification lists.
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
+use serde_json::json;
 use store::resources::field::{
     Adversities, AdversityCategories, AdversityKinds, ClimaticFactors, DeviceEventTypes, DeviceEvents, Devices,
     FertilizationControls, HarvestProgress, PlantStandControls, PlantingControls, PlantingProgress, ProgressReports,
@@ -16,127 +16,92 @@ use store::resources::field::{
 use store::resources::field_writes::{FieldRefusal, MAX_DEVICE_EVENTS};
 use store::resources::Refusal;
 use store::Resource;
-use wire::field::{NewDevice, NewDeviceEvents, NewSilobagCampaign};
+use wire::field::{Device, DeviceEvent, NewDevice, NewDeviceEvents, NewSilobagCampaign, SilobagCampaign};
 
-use super::{detail, list};
+use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller, V2, V3};
 use crate::i18n::Msg;
+use crate::openapi::{self, Security};
 use crate::AppState;
 
 /// How many failing items a batch refusal names; the rest are counted, so a batch of 10,000 bad readings does not
 /// answer a megabyte of messages.
 const NAMED_FAILURES: usize = 20;
 
-/// The field group's routes.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/v2/third_party/adversity", get(list::<Adversities, V2>))
-        .route(
-            "/api/v2/third_party/adversity_categories",
-            get(list::<AdversityCategories, V2>),
-        )
-        .route("/api/v2/third_party/adversity_kinds", get(list::<AdversityKinds, V2>))
-        .route("/api/v3/third_party/scouting", get(list::<Scoutings, V3>))
-        .route("/api/v3/third_party/scouting/{id}", get(detail::<Scoutings>))
-        .route(
-            "/api/v3/third_party/scouting_measures",
-            get(list::<ScoutingMeasures, V3>),
-        )
-        .route(
-            "/api/v3/third_party/scouting_measures/{id}",
-            get(detail::<ScoutingMeasures>),
-        )
-        .route("/api/v3/third_party/waypoints", get(list::<Waypoints, V3>))
-        .route("/api/v3/third_party/waypoints/{id}", get(detail::<Waypoints>))
-        .route("/api/v3/third_party/progress_report", get(list::<ProgressReports, V3>))
-        .route(
-            "/api/v3/third_party/progress_report/{id}",
-            get(detail::<ProgressReports>),
-        )
-        .route(
-            "/api/v3/third_party/planting_progress",
-            get(list::<PlantingProgress, V3>),
-        )
-        .route(
-            "/api/v3/third_party/planting_progress/{id}",
-            get(detail::<PlantingProgress>),
-        )
-        .route("/api/v3/third_party/harvest_progress", get(list::<HarvestProgress, V3>))
-        .route(
-            "/api/v3/third_party/harvest_progress/{id}",
-            get(detail::<HarvestProgress>),
-        )
-        .route(
-            "/api/v3/third_party/fertilization_control",
-            get(list::<FertilizationControls, V3>),
-        )
-        .route(
-            "/api/v3/third_party/fertilization_control/{id}",
-            get(detail::<FertilizationControls>),
-        )
-        .route(
-            "/api/v3/third_party/planting_control",
-            get(list::<PlantingControls, V3>),
-        )
-        .route(
-            "/api/v3/third_party/planting_control/{id}",
-            get(detail::<PlantingControls>),
-        )
-        .route(
-            "/api/v3/third_party/plant_stand_control",
-            get(list::<PlantStandControls, V3>),
-        )
-        .route(
-            "/api/v3/third_party/plant_stand_control/{id}",
-            get(detail::<PlantStandControls>),
-        )
-        .route("/api/v3/third_party/silobags", get(list::<Silobags, V3>))
-        .route("/api/v3/third_party/silobags/{id}", get(detail::<Silobags>))
-        .route(
+const TAG: &str = "Field";
+
+/// Registers the field group's routes.
+pub fn register(mut table: ApiTable) -> ApiTable {
+    let silobag_campaign = table.schema::<SilobagCampaign>();
+    let new_silobag_campaign = table.schema::<NewSilobagCampaign>();
+    let device = table.schema::<Device>();
+    let new_device = table.schema::<NewDevice>();
+    let event = table.schema::<DeviceEvent>();
+    let new_events = table.schema::<NewDeviceEvents>();
+    table
+        .custom(
+            Method::POST,
             "/api/v3/third_party/silobag_campaigns",
-            get(list::<SilobagCampaigns, V3>).post(create_silobag_campaign),
+            create_silobag_campaign,
+            Custom {
+                summary: "Create a silobag campaign row (optional X-SVC-APIKEY)",
+                tag: TAG,
+                parameters: vec![],
+                body: Some((new_silobag_campaign, Some(json!({"silobag_id": 12, "campaign_id": 340, "quantity_tn": 180.5,
+                    "grain_humidity_percent": 13.5, "grain_quality_semaphore": 1, "observations": "Cierre en buen estado"})))),
+                success: (200, silobag_campaign),
+                security: Security::Caller,
+            },
         )
-        .route(
-            "/api/v3/third_party/silobag_campaigns/{id}",
-            get(detail::<SilobagCampaigns>),
-        )
-        .route("/api/v3/third_party/weather_anomaly", get(list::<WeatherAnomalies, V3>))
-        .route(
-            "/api/v3/third_party/weather_anomaly/{id}",
-            get(detail::<WeatherAnomalies>),
-        )
-        .route(
-            "/api/v3/third_party/weather_anomaly_types",
-            get(list::<WeatherAnomalyTypes, V3>),
-        )
-        .route(
-            "/api/v3/third_party/weather_anomaly_types/{id}",
-            get(detail::<WeatherAnomalyTypes>),
-        )
-        .route("/api/v3/third_party/climatic_factors", get(list::<ClimaticFactors, V3>))
-        .route(
-            "/api/v3/third_party/climatic_factors/{id}",
-            get(detail::<ClimaticFactors>),
-        )
-        .route(
+        .custom(
+            Method::POST,
             "/api/v3/third_party/devices",
-            get(list::<Devices, V3>).post(create_device),
+            create_device,
+            Custom {
+                summary: "Create an IoT device",
+                tag: TAG,
+                parameters: vec![],
+                body: Some((new_device, Some(json!({"name": "Estación La Esperanza", "kind": "weather_station",
+                    "serial_number": "WS-2231-0042", "establishment_id": 3, "latitude": -36.61, "longitude": -64.29})))),
+                success: (201, device),
+                security: Security::Caller,
+            },
         )
-        .route("/api/v3/third_party/devices/{id}", get(detail::<Devices>))
-        .route(
+        .custom(
+            Method::POST,
             "/api/v3/third_party/device_events",
-            get(list::<DeviceEvents, V3>).post(create_device_events),
+            create_device_events,
+            Custom {
+                summary: "Store one device event or a batch of up to 10,000, all or nothing",
+                tag: TAG,
+                parameters: vec![],
+                body: Some((new_events, Some(json!([{"device_id": 4, "device_event_type_id": 1,
+                    "recorded_at": "2025-11-02T14:00:00-03:00", "value": 24.6}])))),
+                success: (201, openapi::array_of(event)),
+                security: Security::Caller,
+            },
         )
-        .route("/api/v3/third_party/device_events/{id}", get(detail::<DeviceEvents>))
-        .route(
-            "/api/v3/third_party/device_event_types",
-            get(list::<DeviceEventTypes, V3>),
-        )
-        .route(
-            "/api/v3/third_party/device_event_types/{id}",
-            get(detail::<DeviceEventTypes>),
-        )
+        .list::<Adversities, V2>("/api/v2/third_party/adversity", TAG)
+        .list::<AdversityCategories, V2>("/api/v2/third_party/adversity_categories", TAG)
+        .list::<AdversityKinds, V2>("/api/v2/third_party/adversity_kinds", TAG)
+        .resource::<Scoutings, V3>("/api/v3/third_party/scouting", TAG)
+        .resource::<ScoutingMeasures, V3>("/api/v3/third_party/scouting_measures", TAG)
+        .resource::<Waypoints, V3>("/api/v3/third_party/waypoints", TAG)
+        .resource::<ProgressReports, V3>("/api/v3/third_party/progress_report", TAG)
+        .resource::<PlantingProgress, V3>("/api/v3/third_party/planting_progress", TAG)
+        .resource::<HarvestProgress, V3>("/api/v3/third_party/harvest_progress", TAG)
+        .resource::<FertilizationControls, V3>("/api/v3/third_party/fertilization_control", TAG)
+        .resource::<PlantingControls, V3>("/api/v3/third_party/planting_control", TAG)
+        .resource::<PlantStandControls, V3>("/api/v3/third_party/plant_stand_control", TAG)
+        .resource::<Silobags, V3>("/api/v3/third_party/silobags", TAG)
+        .resource::<SilobagCampaigns, V3>("/api/v3/third_party/silobag_campaigns", TAG)
+        .resource::<WeatherAnomalies, V3>("/api/v3/third_party/weather_anomaly", TAG)
+        .resource::<WeatherAnomalyTypes, V3>("/api/v3/third_party/weather_anomaly_types", TAG)
+        .resource::<ClimaticFactors, V3>("/api/v3/third_party/climatic_factors", TAG)
+        .resource::<Devices, V3>("/api/v3/third_party/devices", TAG)
+        .resource::<DeviceEvents, V3>("/api/v3/third_party/device_events", TAG)
+        .resource::<DeviceEventTypes, V3>("/api/v3/third_party/device_event_types", TAG)
 }
 
 /// `POST /api/v3/third_party/silobag_campaigns`: 200 with the stored row, as the specification says. The optional

@@ -2,13 +2,21 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::AppState;
 
+/// The health check's answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// Always `ok`: any other state is an error answer (503).
+    pub status: &'static str,
+}
+
 /// `GET /health`.
-pub async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
     state.store.ping().await?;
-    Ok(Json(json!({ "status": "ok" })))
+    Ok(Json(Health { status: "ok" }))
 }

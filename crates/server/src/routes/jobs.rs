@@ -5,46 +5,68 @@
 //! answer is 202 Accepted with the job's status and a `Location` to poll.
 
 use axum::extract::State;
+use axum::http::Method;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use domain::jobs::{CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD};
 use serde::Serialize;
+use serde_json::json;
 use store::resources::operations::{CampaignImportJobs, ObjectiveYieldJobs};
 use store::Resource;
 use wire::jobs::{CampaignImport, ObjectiveYieldUpdate};
 
-use super::{detail, list};
+use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller, V2};
 use crate::i18n::Msg;
+use crate::openapi::Security;
 use crate::AppState;
 
 const OBJECTIVE_YIELD: &str = "/api/v2/third_party/campaigns/update_objective_yield";
 const IMPORT: &str = "/api/v2/third_party/campaigns/import";
 
 /// The job routes.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(OBJECTIVE_YIELD, post(start_objective_yield))
-        .route(
-            "/api/v2/third_party/campaigns/update_objective_yield/jobs",
-            get(list::<ObjectiveYieldJobs, V2>),
+const TAG: &str = "Campaign jobs";
+
+/// Registers the campaign jobs' routes.
+pub fn register(mut table: ApiTable) -> ApiTable {
+    let job = table.schema::<wire::operations::Job>();
+    let update = table.schema::<ObjectiveYieldUpdate>();
+    let import = table.schema::<CampaignImport>();
+    table
+        .custom(
+            Method::POST,
+            OBJECTIVE_YIELD,
+            start_objective_yield,
+            Custom {
+                summary: "Start a job that updates campaigns' objective yields",
+                tag: TAG,
+                parameters: vec![],
+                body: Some((update, Some(json!({"campaigns": [{"campaign_id": 340, "objective_yield": 3.6}]})))),
+                success: (202, job.clone()),
+                security: Security::Caller,
+            },
         )
-        .route(
-            "/api/v2/third_party/campaigns/update_objective_yield/jobs/{id}",
-            get(detail::<ObjectiveYieldJobs>),
+        .custom(
+            Method::POST,
+            IMPORT,
+            start_import,
+            Custom {
+                summary: "Start a job that imports campaigns",
+                tag: TAG,
+                parameters: vec![],
+                body: Some((
+                    import,
+                    Some(json!({"campaigns": [{"plot_id": 27, "master_campaign_id": 2, "name": "Soja 1ra 25/26",
+                        "external_code": "ERP-CMP-88", "area": 48.5, "planting_date": "2025-10-20", "objective_yield": 3.4}]})),
+                )),
+                success: (202, job),
+                security: Security::Caller,
+            },
         )
-        .route(IMPORT, post(start_import))
-        .route(
-            "/api/v2/third_party/campaigns/import/jobs",
-            get(list::<CampaignImportJobs, V2>),
-        )
-        .route(
-            "/api/v2/third_party/campaigns/import/jobs/{id}",
-            get(detail::<CampaignImportJobs>),
-        )
+        .resource::<ObjectiveYieldJobs, V2>("/api/v2/third_party/campaigns/update_objective_yield/jobs", TAG)
+        .resource::<CampaignImportJobs, V2>("/api/v2/third_party/campaigns/import/jobs", TAG)
 }
 
 /// `POST /api/v2/third_party/campaigns/update_objective_yield`: 202 with the queued job.

@@ -8,10 +8,10 @@ use std::collections::HashMap;
 
 use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::http::{Method, StatusCode};
+use axum::Json;
 use domain::filters::parse_active;
+use domain::Generation;
 use domain::PageError;
 use store::list::ListError;
 use store::resources::operations::{
@@ -21,39 +21,53 @@ use store::resources::operations::{
 use wire::operations::{Applicator, WorkOrder};
 use wire::Page;
 
-use super::{detail, list};
+use super::table::{list_parameters, ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{Caller, ListQuery, V3};
 use crate::i18n::Msg;
+use crate::openapi::{page_of, Security};
 use crate::AppState;
 
-/// The operations group's routes.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/v3/third_party/applicators", get(applicators))
-        .route("/api/v3/third_party/applicators/{id}", get(detail::<Applicators>))
-        .route("/api/v3/third_party/machines", get(list::<Machines, V3>))
-        .route("/api/v3/third_party/machines/{id}", get(detail::<Machines>))
-        .route("/api/v3/third_party/contractors", get(list::<Contractors, V3>))
-        .route("/api/v3/third_party/contractors/{id}", get(detail::<Contractors>))
-        .route("/api/v3/third_party/warehouses", get(list::<Warehouses, V3>))
-        .route("/api/v3/third_party/warehouses/{id}", get(detail::<Warehouses>))
-        .route("/api/v3/third_party/voucher_types", get(list::<VoucherTypes, V3>))
-        .route("/api/v3/third_party/voucher_types/{id}", get(detail::<VoucherTypes>))
-        .route(
-            "/api/v3/third_party/application_order_labour_types",
-            get(list::<LabourTypes, V3>),
+const TAG: &str = "Operations";
+
+/// Registers the operations group's routes.
+pub fn register(mut table: ApiTable) -> ApiTable {
+    let applicator = table.schema::<Applicator>();
+    let work_order = table.schema::<WorkOrder>();
+    table
+        .custom(
+            Method::GET,
+            "/api/v3/third_party/applicators",
+            applicators,
+            Custom {
+                summary: "List applicators (a page past the last answers error.code 0)",
+                tag: TAG,
+                parameters: list_parameters(Generation::V3, &[]),
+                body: None,
+                success: (200, page_of(applicator)),
+                security: Security::Caller,
+            },
         )
-        .route(
-            "/api/v3/third_party/application_order_labour_types/{id}",
-            get(detail::<LabourTypes>),
+        .custom(
+            Method::GET,
+            "/api/v3/third_party/work_orders",
+            work_orders,
+            Custom {
+                summary: "List work orders, each with its supply and labour lines, in the shape their writes take",
+                tag: "Work orders",
+                parameters: list_parameters(Generation::V3, &["pending", "executed", "confirmed"]),
+                body: None,
+                success: (200, page_of(work_order)),
+                security: Security::Caller,
+            },
         )
-        .route(
-            "/api/v2/third_party/work_order_labour_type_attributes/{id}",
-            get(detail::<LabourTypeAttributes>),
-        )
-        .route("/api/v3/third_party/work_orders", get(work_orders))
-        .route("/api/v3/third_party/work_orders/{id}", get(super::work_orders::detail))
+        .detail::<Applicators>("/api/v3/third_party/applicators/{id}", TAG)
+        .resource::<Machines, V3>("/api/v3/third_party/machines", TAG)
+        .resource::<Contractors, V3>("/api/v3/third_party/contractors", TAG)
+        .resource::<Warehouses, V3>("/api/v3/third_party/warehouses", TAG)
+        .resource::<VoucherTypes, V3>("/api/v3/third_party/voucher_types", TAG)
+        .resource::<LabourTypes, V3>("/api/v3/third_party/application_order_labour_types", TAG)
+        .detail::<LabourTypeAttributes>("/api/v2/third_party/work_order_labour_type_attributes/{id}", TAG)
 }
 
 /// `GET /api/v3/third_party/applicators`: the generic list, except that a page past the last answers envelope code

@@ -1,0 +1,259 @@
+//! The pieces of the OpenAPI 3.1 document that every operation shares: security schemes, the list parameters of
+//! each generation, the list envelope around an item schema, and the error envelope. Operations themselves are
+//! added by the route table (see [`crate::routes::table`]) as it registers each route, so the document and the
+//! routes come from one declaration and cannot drift apart.
+
+use std::collections::BTreeMap;
+
+use domain::Generation;
+use utoipa::openapi::path::{Operation, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::{
+    ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr, Required,
+    ResponseBuilder, Schema,
+};
+use utoipa::ToSchema;
+
+/// Security scheme name of the bearer token.
+pub const BEARER: &str = "bearer";
+/// Security scheme name of the system-id header.
+pub const SYSTEM_ID: &str = "system_id";
+
+/// The schemas an operation refers to, collected as operations are added.
+#[derive(Default, Clone)]
+pub struct Schemas(BTreeMap<String, RefOr<Schema>>);
+
+impl Schemas {
+    /// Registers `T` and the schemas it refers to; answers a reference to it.
+    pub fn of<T: ToSchema>(&mut self) -> RefOr<Schema> {
+        let name = T::name().to_string();
+        self.0.insert(name.clone(), T::schema());
+        let mut dependencies = Vec::new();
+        T::schemas(&mut dependencies);
+        self.0.extend(dependencies);
+        RefOr::Ref(Ref::from_schema_name(name))
+    }
+}
+
+/// Which security an operation needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Security {
+    /// The system-id header and a bearer token: every API call but login and refresh.
+    Caller,
+    /// Only the system-id header: login and refresh.
+    SystemId,
+    /// Nothing: operational routes.
+    None,
+}
+
+fn integer() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::Integer)
+}
+
+fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(Required::False)
+        .description(Some(description))
+        .schema(Some(schema.build()))
+        .build()
+}
+
+fn boolean_text(name: &str, description: &str) -> utoipa::openapi::path::Parameter {
+    query(
+        name,
+        description,
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["1", "0", "true", "false"])),
+    )
+}
+
+/// The query parameters of a list of generation `generation`, plus boolean `flags` (e.g. work-order states).
+pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::openapi::path::Parameter> {
+    let names = generation.audit_names();
+    let date = |name: &str, what: &str| {
+        query(
+            name,
+            &format!("Only records {what} at or after this instant, Y-m-dTH:i:sP (e.g. 2024-03-01T00:00:00-03:00)."),
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::DateTime,
+                ))),
+        )
+    };
+    let mut parameters = vec![query(
+        "page",
+        "Page number, from 1; a page past the last is 404.",
+        integer().minimum(Some(1)),
+    )];
+    if generation == Generation::V3 {
+        parameters.push(query(
+            "size",
+            "Items per page, 1 to 500; 100 when omitted.",
+            integer().minimum(Some(1)).maximum(Some(500)),
+        ));
+    }
+    parameters.push(date(names.updated, "modified"));
+    parameters.push(date(names.created, "created"));
+    parameters.push(date(
+        names.deleted,
+        "logically deleted (deleted records are listed only with this filter)",
+    ));
+    parameters.push(boolean_text(
+        "active",
+        "Only active (1, true) or inactive (0, false) records.",
+    ));
+    for flag in flags {
+        parameters.push(boolean_text(
+            flag,
+            &format!("Only records whose `{flag}` flag is this value."),
+        ));
+    }
+    parameters
+}
+
+/// The `{name}` path parameter of a detail.
+pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Path)
+        .required(Required::True)
+        .description(Some("The record's id."))
+        .schema(Some(integer().build()))
+        .build()
+}
+
+/// The list envelope around items of schema `item`.
+pub fn page_of(item: RefOr<Schema>) -> RefOr<Schema> {
+    let count = || integer().minimum(Some(0));
+    ObjectBuilder::new()
+        .property("items", ArrayBuilder::new().items(item))
+        .required("items")
+        .property("current_page", integer().minimum(Some(1)))
+        .required("current_page")
+        .property(
+            "next_page",
+            ObjectBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                .description(Some("The next page; null on the last page.")),
+        )
+        .required("next_page")
+        .property("total_pages", integer().minimum(Some(1)))
+        .required("total_pages")
+        .property("total_items", count())
+        .required("total_items")
+        .into()
+}
+
+/// A JSON array of `item`.
+pub fn array_of(item: RefOr<Schema>) -> RefOr<Schema> {
+    ArrayBuilder::new().items(item).into()
+}
+
+/// What an operation is, for the document.
+pub struct OperationDoc<'a> {
+    /// Stable id, e.g. `listFarmersV3`.
+    pub id: String,
+    /// One line on what it does.
+    pub summary: &'a str,
+    /// Its group in the docs page.
+    pub tag: &'a str,
+    /// Path and query parameters.
+    pub parameters: Vec<utoipa::openapi::path::Parameter>,
+    /// The JSON body, if it takes one, with an example.
+    pub body: Option<(RefOr<Schema>, Option<serde_json::Value>)>,
+    /// The success status and body.
+    pub success: (u16, RefOr<Schema>),
+    /// Which credentials it needs.
+    pub security: Security,
+}
+
+/// Builds an operation: its success answer (of `media` type), and the error envelope for every failure.
+pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Operation {
+    let json = |schema: RefOr<Schema>| ContentBuilder::new().schema(Some(schema)).build();
+    let mut builder = OperationBuilder::new()
+        .operation_id(Some(doc.id))
+        .summary(Some(doc.summary))
+        .tag(doc.tag)
+        .parameters(Some(doc.parameters))
+        .response(
+            doc.success.0.to_string(),
+            ResponseBuilder::new()
+                .description("Success.")
+                .content(media, json(doc.success.1)),
+        )
+        .response(
+            "default",
+            ResponseBuilder::new()
+                .description("An error, in the error envelope: its `code` is the HTTP status.")
+                .content("application/json", json(error)),
+        );
+    if let Some((schema, example)) = doc.body {
+        let mut content = ContentBuilder::new().schema(Some(schema));
+        if let Some(example) = example {
+            content = content.example(Some(example));
+        }
+        builder = builder.request_body(Some(
+            RequestBodyBuilder::new()
+                .required(Some(Required::True))
+                .content("application/json", content.build())
+                .build(),
+        ));
+    }
+    let requirement = |names: &[&str]| {
+        names.iter().fold(SecurityRequirement::default(), |requirement, name| {
+            requirement.add::<&str, [&str; 0], &str>(name, [])
+        })
+    };
+    builder = match doc.security {
+        Security::Caller => builder.security(requirement(&[BEARER, SYSTEM_ID])),
+        Security::SystemId => builder.security(requirement(&[SYSTEM_ID])),
+        Security::None => builder,
+    };
+    builder.build()
+}
+
+/// The whole document: `paths` and the `schemas` they refer to, with the header names of `header_token`.
+pub fn document(paths: Paths, schemas: Schemas, header_token: &str) -> OpenApi {
+    let system_id = format!("X-{}-SYSTEM-ID", header_token.to_ascii_uppercase());
+    let components = ComponentsBuilder::new()
+        .schemas_from_iter(schemas.0)
+        .security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The access_token of POST /api/v2/login or /api/v2/login/refresh."))
+                    .build(),
+            ),
+        )
+        .security_scheme(
+            SYSTEM_ID,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                system_id,
+                "Always 8: identifies the third-party integrator system. Required on every API call.".to_owned(),
+            ))),
+        )
+        .build();
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title("Third-party integration API")
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(
+                    "Read master data and read and write work orders of the agricultural management platform. \
+                     Every list answers the paginated envelope; every error answers the error envelope.",
+                ))
+                .build(),
+        )
+        .paths(paths)
+        .components(Some(components))
+        .build()
+}

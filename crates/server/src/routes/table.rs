@@ -1,0 +1,240 @@
+//! The route table: every operation of the API is registered here once, which both routes it in axum and
+//! describes it in the OpenAPI document. Generic resources take one line; hand-written handlers state their body
+//! and answer types. Nothing can be routed without being documented, or documented without being routed.
+
+use axum::handler::Handler;
+use axum::http::Method;
+use axum::routing::{on, MethodFilter};
+use axum::Router;
+use domain::Generation;
+use serde_json::Value;
+use store::resources::Deletable;
+use store::Resource;
+use utoipa::openapi::path::{HttpMethod, Parameter};
+use utoipa::openapi::{OpenApi, Paths, RefOr, Schema};
+use utoipa::ToSchema;
+
+use super::resources::{detail, list, remove};
+use crate::extract::Gen;
+use crate::openapi::{self, OperationDoc, Schemas, Security};
+use crate::AppState;
+
+/// Routes and their documentation, built together.
+pub struct ApiTable {
+    router: Router<AppState>,
+    open: Router<AppState>,
+    paths: Paths,
+    schemas: Schemas,
+    error: RefOr<Schema>,
+    operations: Vec<(Method, String)>,
+}
+
+/// What a hand-written operation takes and answers.
+pub struct Custom<'a> {
+    /// One line on what it does.
+    pub summary: &'a str,
+    /// Its group in the docs page.
+    pub tag: &'a str,
+    /// Path and query parameters.
+    pub parameters: Vec<Parameter>,
+    /// Its JSON body, with an example.
+    pub body: Option<(RefOr<Schema>, Option<Value>)>,
+    /// Success status and body.
+    pub success: (u16, RefOr<Schema>),
+    /// Which credentials it needs.
+    pub security: Security,
+}
+
+fn http_method(method: &Method) -> (HttpMethod, MethodFilter) {
+    match *method {
+        Method::POST => (HttpMethod::Post, MethodFilter::POST),
+        Method::PUT => (HttpMethod::Put, MethodFilter::PUT),
+        Method::PATCH => (HttpMethod::Patch, MethodFilter::PATCH),
+        Method::DELETE => (HttpMethod::Delete, MethodFilter::DELETE),
+        _ => (HttpMethod::Get, MethodFilter::GET),
+    }
+}
+
+/// A stable, readable operation id: the method and the path's words, e.g. `get_api_v3_third_party_farmers_id`.
+fn operation_id(method: &Method, path: &str) -> String {
+    let words: Vec<String> = path
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    format!("{}_{}", method.as_str().to_ascii_lowercase(), words.join("_"))
+}
+
+/// The `{name}` of a path's last segment, if it is a parameter.
+fn path_parameter(path: &str) -> Option<&str> {
+    path.rsplit('/')
+        .next()
+        .and_then(|last| last.strip_prefix('{'))
+        .and_then(|last| last.strip_suffix('}'))
+}
+
+impl Default for ApiTable {
+    fn default() -> Self {
+        let mut schemas = Schemas::default();
+        let error = schemas.of::<wire::ErrorBody>();
+        Self {
+            router: Router::new(),
+            open: Router::new(),
+            paths: Paths::new(),
+            schemas,
+            error,
+            operations: Vec::new(),
+        }
+    }
+}
+
+impl ApiTable {
+    /// The schema of `T`, registered in the document.
+    pub fn schema<T: ToSchema>(&mut self) -> RefOr<Schema> {
+        self.schemas.of::<T>()
+    }
+
+    /// Routes `handler` at `method path` and documents it.
+    pub fn custom<H, T>(self, method: Method, path: &str, handler: H, doc: Custom<'_>) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        self.add(method, path, handler, doc, "application/json")
+    }
+
+    /// Routes `handler` at `GET path`, answering an HTML page for people rather than JSON.
+    pub fn page<H, T>(self, path: &str, handler: H, tag: &str, summary: &str) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let schema = utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .into();
+        let doc = Custom {
+            summary,
+            tag,
+            parameters: vec![],
+            body: None,
+            success: (200, schema),
+            security: Security::None,
+        };
+        self.add(Method::GET, path, handler, doc, "text/html")
+    }
+
+    fn add<H, T>(mut self, method: Method, path: &str, handler: H, doc: Custom<'_>, media: &str) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let (documented, filter) = http_method(&method);
+        let doc_security = doc.security;
+        let mut parameters = doc.parameters;
+        if let Some(name) = path_parameter(path) {
+            parameters.insert(0, openapi::id_parameter(name));
+        }
+        let operation = openapi::operation(
+            OperationDoc {
+                id: operation_id(&method, path),
+                summary: doc.summary,
+                tag: doc.tag,
+                parameters,
+                body: doc.body,
+                success: doc.success,
+                security: doc.security,
+            },
+            media,
+            self.error.clone(),
+        );
+        self.paths.add_path_operation(path, vec![documented], operation);
+        let route = on(filter, handler);
+        // Operations without security are for load balancers and people: they need no API headers.
+        if doc_security == Security::None {
+            self.open = self.open.route(path, route);
+        } else {
+            self.router = self.router.route(path, route);
+        }
+        self.operations.push((method, path.to_owned()));
+        self
+    }
+
+    /// `GET path`: the generic list of `R`, with generation `G`'s filters.
+    pub fn list<R: Resource, G: Gen>(mut self, path: &str, tag: &str) -> Self
+    where
+        R::Item: ToSchema,
+    {
+        let item = self.schema::<R::Item>();
+        let summary = format!("List {}", R::SPEC.name);
+        let doc = Custom {
+            summary: &summary,
+            tag,
+            parameters: openapi::list_parameters(G::GENERATION, &[]),
+            body: None,
+            success: (200, openapi::page_of(item)),
+            security: Security::Caller,
+        };
+        self.custom(Method::GET, path, list::<R, G>, doc)
+    }
+
+    /// `GET path`: one `R` by the id in the path.
+    pub fn detail<R: Resource>(mut self, path: &str, tag: &str) -> Self
+    where
+        R::Item: ToSchema,
+    {
+        let item = self.schema::<R::Item>();
+        let summary = format!("Read one of {} by id", R::SPEC.name);
+        let doc = Custom {
+            summary: &summary,
+            tag,
+            parameters: vec![],
+            body: None,
+            success: (200, item),
+            security: Security::Caller,
+        };
+        self.custom(Method::GET, path, detail::<R>, doc)
+    }
+
+    /// `GET path` and `GET path/{id}`: a v3 resource's list and detail.
+    pub fn resource<R: Resource, G: Gen>(self, path: &str, tag: &str) -> Self
+    where
+        R::Item: ToSchema,
+    {
+        self.list::<R, G>(path, tag).detail::<R>(&format!("{path}/{{id}}"), tag)
+    }
+
+    /// `DELETE path`: logical deletion of `R`.
+    pub fn delete<R: Deletable>(mut self, path: &str, tag: &str) -> Self
+    where
+        R::Item: ToSchema,
+    {
+        let item = self.schema::<R::Item>();
+        let summary = format!("Delete one of {} (logically)", R::SPEC.name);
+        let doc = Custom {
+            summary: &summary,
+            tag,
+            parameters: vec![],
+            body: None,
+            success: (200, item),
+            security: Security::Caller,
+        };
+        self.custom(Method::DELETE, path, remove::<R>, doc)
+    }
+
+    /// Every `(method, path)` routed.
+    pub fn operations(&self) -> &[(Method, String)] {
+        &self.operations
+    }
+
+    /// The API's routes (which need the API headers), the open routes, and the document for the configured header
+    /// token.
+    pub fn finish(self, header_token: &str) -> (Router<AppState>, Router<AppState>, OpenApi) {
+        let document = openapi::document(self.paths, self.schemas, header_token);
+        (self.router, self.open, document)
+    }
+}
+
+/// The list parameters of a hand-written list of generation `generation` with boolean `flags`.
+pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<Parameter> {
+    openapi::list_parameters(generation, flags)
+}
