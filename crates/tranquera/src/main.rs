@@ -2,11 +2,12 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`.
 
 mod admin;
 mod demo;
 mod migrate;
+mod openapi;
 mod serve;
 mod settings;
 
@@ -32,6 +33,8 @@ enum Command {
     Migrate(migrate::MigrateArgs),
     /// Create what the API does not: societies, users, farmers, API keys; revoke tokens.
     Admin(admin::AdminArgs),
+    /// Print the OpenAPI 3.1 document of every route.
+    Openapi(openapi::OpenApiArgs),
 }
 
 #[tokio::main]
@@ -42,6 +45,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args).await,
         Command::Migrate(args) => migrate::run(args).await,
         Command::Admin(args) => admin::run(args).await,
+        Command::Openapi(args) => openapi::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

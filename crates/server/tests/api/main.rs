@@ -13,6 +13,7 @@ mod field_writes;
 mod idempotency;
 mod isolation;
 mod jobs;
+mod openapi;
 mod operations;
 mod pipeline;
 mod planning;
