@@ -16,6 +16,7 @@ use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr, Required,
     ResponseBuilder, Schema,
 };
+use serde_json::json;
 use utoipa::ToSchema;
 
 /// Security scheme name of the bearer token.
@@ -55,12 +56,19 @@ fn integer() -> ObjectBuilder {
 }
 
 fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
+    let example = match name {
+        "page" => json!(2),
+        "size" => json!(100),
+        "active" | "pending" | "executed" | "confirmed" => json!("1"),
+        _ => json!("2025-06-01T00:00:00-03:00"),
+    };
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Query)
         .required(Required::False)
         .description(Some(description))
         .schema(Some(schema.build()))
+        .example(Some(example))
         .build()
 }
 
@@ -127,6 +135,7 @@ pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
         .required(Required::True)
         .description(Some("The record's id."))
         .schema(Some(integer().build()))
+        .example(Some(json!(1)))
         .build()
 }
 

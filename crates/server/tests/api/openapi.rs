@@ -55,6 +55,9 @@ fn every_operation_is_fully_described() {
                 responses.keys().any(|status| status.starts_with('2')),
                 "{method} {path} documents success"
             );
+            let parameters = operation["parameters"].as_array().cloned().unwrap_or_default();
+            let has_example = operation.get("requestBody").is_some() || parameters.iter().all(|p| p.get("example").is_some());
+            assert!(has_example, "{method} {path} has an example request");
             if let Some(body) = operation.get("requestBody") {
                 let content = &body["content"]["application/json"];
                 assert!(content["schema"].is_object(), "{method} {path} documents its body");
