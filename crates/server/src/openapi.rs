@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use domain::Generation;
+use serde_json::json;
 use utoipa::openapi::path::{Operation, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -16,7 +17,6 @@ use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr, Required,
     ResponseBuilder, Schema,
 };
-use serde_json::json;
 use utoipa::ToSchema;
 
 /// Security scheme name of the bearer token.

@@ -247,7 +247,8 @@ fn to_i64(value: u64) -> i64 {
 }
 
 /// Declares a read resource once: its marker type, its row (one field per selected SQL expression, `t.id` always
-/// first), its [`ListSpec`], and how each column becomes a field of its wire shape.
+/// first), its [`ListSpec`], and how each column becomes a field of its wire shape. `audit: standard` stands for the
+/// usual audit columns (`t.created_at`, `t.updated_at`, `t.deleted_at`, `t.active`).
 ///
 /// Each field is `name: RowType = "sql expression" => conversion`, where the conversion is one of
 /// `plain` (as stored), `at` / `at_opt` (epoch ms to an offset timestamp), `plain_at` (to the v2 plain timestamp),
@@ -255,6 +256,32 @@ fn to_i64(value: u64) -> i64 {
 /// integers, e.g. from `string_agg`, to an array).
 #[macro_export]
 macro_rules! resource {
+    (
+        $(#[$meta:meta])*
+        $marker:ident, $row:ident => $item:path {
+            name: $name:literal,
+            from: $from:literal,
+            scoping: $scoping:ident,
+            $(condition: $condition:literal,)?
+            audit: standard,
+            fields { $($fields:tt)* }
+        }
+    ) => {
+        $crate::resource! {
+            $(#[$meta])*
+            $marker, $row => $item {
+                name: $name,
+                from: $from,
+                scoping: $scoping,
+                $(condition: $condition,)?
+                created: Some("t.created_at"),
+                updated: Some("t.updated_at"),
+                deleted: Some("t.deleted_at"),
+                active: Some("t.active"),
+                fields { $($fields)* }
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $marker:ident, $row:ident => $item:path {

@@ -56,7 +56,8 @@ fn every_operation_is_fully_described() {
                 "{method} {path} documents success"
             );
             let parameters = operation["parameters"].as_array().cloned().unwrap_or_default();
-            let has_example = operation.get("requestBody").is_some() || parameters.iter().all(|p| p.get("example").is_some());
+            let has_example =
+                operation.get("requestBody").is_some() || parameters.iter().all(|p| p.get("example").is_some());
             assert!(has_example, "{method} {path} has an example request");
             if let Some(body) = operation.get("requestBody") {
                 let content = &body["content"]["application/json"];

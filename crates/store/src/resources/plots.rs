@@ -12,10 +12,7 @@ resource! {
         name: "plots",
         from: "plots t",
         scoping: Society,
-        created: Some("t.created_at"),
-        updated: Some("t.updated_at"),
-        deleted: Some("t.deleted_at"),
-        active: Some("t.active"),
+        audit: standard,
         fields {
             establishment_id: i64 = "t.establishment_id" => plain,
             name: String = "t.name" => plain,
