@@ -42,7 +42,8 @@ pub(crate) struct Session {
     /// How long the access token lived when it was issued; bounds the refresh margin, so a server configured with
     /// very short tokens is not refreshed on every call.
     lifetime: chrono::Duration,
-    credentials: Credentials,
+    /// `None` for a session adopted with [`Client::resume`]: a refused refresh token is then the caller's error.
+    credentials: Option<Credentials>,
     society: SocietySummary,
 }
 
@@ -56,7 +57,7 @@ impl fmt::Debug for Session {
 }
 
 impl Session {
-    fn new(grant: LoginResponse, credentials: Credentials) -> Self {
+    fn new(grant: LoginResponse, credentials: Option<Credentials>) -> Self {
         let expires_at = grant.expiration_datetime.0;
         Self {
             lifetime: expires_at.to_utc() - Utc::now(),
@@ -96,11 +97,26 @@ impl Client {
             password: password.to_owned(),
         };
         let grant = self.request_login(&credentials).await?;
-        let session = Session::new(grant, credentials);
+        let session = Session::new(grant, Some(credentials));
         let society = session.society.clone();
         *self.inner.session.lock().await = Some(session);
         tracing::debug!(society = society.id, "logged in");
         Ok(society)
+    }
+
+    /// Adopts a session obtained elsewhere: the answer of a login or refresh that the caller stored, so a restarted
+    /// process need not log in again. The client refreshes it like its own; since it has no credentials, a refused
+    /// refresh token (used already, revoked, or older than its 30 days) is returned as [`Error::Api`] with status 401.
+    ///
+    /// ```no_run
+    /// # async fn run(stored: client::wire::auth::LoginResponse) -> Result<(), client::Error> {
+    /// let api = client::Client::builder("http://127.0.0.1:8080").build()?;
+    /// api.resume(stored).await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn resume(&self, grant: LoginResponse) {
+        *self.inner.session.lock().await = Some(Session::new(grant, None));
     }
 
     /// The society of the current session, with the `sync_check` of the last login or refresh.
@@ -136,9 +152,12 @@ impl Client {
         let call = Call::new(Method::POST, REFRESH).json(&body)?.retry_post();
         let grant = match self.transmit(&call, None).await {
             Ok(answer) => answer.decode::<LoginResponse>()?,
-            Err(Error::Api { status, .. }) if status == StatusCode::UNAUTHORIZED => {
+            Err(Error::Api { status, .. }) if status == StatusCode::UNAUTHORIZED && session.credentials.is_some() => {
                 tracing::info!("refresh token refused; logging in again");
-                self.request_login(&session.credentials).await?
+                match &session.credentials {
+                    Some(credentials) => self.request_login(credentials).await?,
+                    None => return Err(Error::NotLoggedIn),
+                }
             }
             Err(error) => return Err(error),
         };

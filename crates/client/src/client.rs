@@ -453,6 +453,22 @@ impl Client {
         .boxed()
     }
 
+    /// An authenticated `GET` of any path with any query, decoded as `T`: the escape hatch for what the typed
+    /// methods do not cover (a given page, a parameter a newer server accepts). Retries, refresh and error decoding
+    /// apply as everywhere.
+    ///
+    /// ```no_run
+    /// # async fn run(api: client::Client) -> Result<(), client::Error> {
+    /// let page: client::wire::Page<serde_json::Value> =
+    ///     api.get("/api/v3/third_party/applicators", vec![("page", "2".into())]).await?;
+    /// # let _ = page;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get<T: DeserializeOwned>(&self, path: &str, query: Vec<(&'static str, String)>) -> Result<T, Error> {
+        self.execute(&Call::new(Method::GET, path).query(query)).await?.decode()
+    }
+
     /// `GET <path>/{id}`: one record.
     pub(crate) async fn detail<T: DeserializeOwned>(&self, path: &str, id: i64) -> Result<T, Error> {
         self.execute(&Call::new(Method::GET, format!("{path}/{id}")))

@@ -41,6 +41,9 @@ mod writes;
 pub use client::{Client, ClientBuilder, Items, Pages, Tagged};
 pub use error::Error;
 pub use filters::{Filters, Generation, WorkOrderStates};
+/// The stream traits the list methods need (`TryStreamExt::try_next`, `try_collect`…), re-exported so callers use
+/// the same version.
+pub use futures_util;
 pub use reqwest::StatusCode;
 pub use retry::RetryPolicy;
 pub use wire;
