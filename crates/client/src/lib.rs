@@ -30,6 +30,11 @@
 //! - The read methods ([`Client::establishments`], [`Client::establishment`], … one pair per resource) are generated
 //!   from one declaration table; the writes ([`Client::create_establishment`], …) are written by hand.
 
+/// Compiles the README's SDK example as a doctest, so the copy-pasteable example cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExample;
+
 mod auth;
 mod client;
 mod error;

@@ -399,7 +399,7 @@ async fn flaky_stub() -> (String, Arc<AtomicUsize>) {
                         "expiration_datetime": "2099-01-01T00:00:00-03:00",
                         "society": { "id": 1, "legalName": "Stub", "syncCheck": "1-1" } });
                     ("200 OK", "", login)
-                } else if counter.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+                } else if counter.fetch_add(1, Ordering::SeqCst) & 1 == 0 {
                     let error = json!({ "error": { "code": 503, "message": "En mantenimiento.", "exception": [] } });
                     ("503 Service Unavailable", "Retry-After: 1\r\n", error)
                 } else {
