@@ -18,6 +18,7 @@ mod operations;
 mod pipeline;
 mod planning;
 mod plots;
+mod sdk;
 mod spec_paths;
 mod sync;
 mod work_order_writes;
