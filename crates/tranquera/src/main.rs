@@ -2,13 +2,14 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `sync`.
 
 mod admin;
 mod demo;
 mod migrate;
 mod serve;
 mod settings;
+mod sync;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,8 @@ enum Command {
     Migrate(migrate::MigrateArgs),
     /// Create what the API does not: societies, users, farmers, API keys; revoke tokens.
     Admin(admin::AdminArgs),
+    /// Mirror every list of a society into a folder (JSONL, CSV or SQLite); later runs fetch only what changed.
+    Sync(sync::SyncArgs),
 }
 
 #[tokio::main]
@@ -42,6 +45,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args).await,
         Command::Migrate(args) => migrate::run(args).await,
         Command::Admin(args) => admin::run(args).await,
+        Command::Sync(args) => sync::run(args).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
