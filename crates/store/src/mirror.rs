@@ -56,7 +56,10 @@ impl Mirror {
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(Duration::from_secs(10));
         // One connection: the sync writes page after page, and a single writer never waits on itself.
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
         Ok(Self { pool })
     }
 
@@ -148,10 +151,19 @@ mod tests {
             .await
             .expect("insert");
         mirror
-            .upsert("units", &[row(1, "{\"a\":3}", None), row(2, "{\"b\":2}", Some("2025-01-02T00:00:00+00:00"))])
+            .upsert(
+                "units",
+                &[
+                    row(1, "{\"a\":3}", None),
+                    row(2, "{\"b\":2}", Some("2025-01-02T00:00:00+00:00")),
+                ],
+            )
             .await
             .expect("update");
-        assert_eq!(mirror.live("units").await.expect("live"), vec![(1, "{\"a\":3}".to_owned())]);
+        assert_eq!(
+            mirror.live("units").await.expect("live"),
+            vec![(1, "{\"a\":3}".to_owned())]
+        );
         assert_eq!(mirror.deleted_count("units").await.expect("count"), 1);
         mirror.close().await;
         for suffix in ["", "-wal", "-shm"] {

@@ -129,7 +129,10 @@ const RESOURCES: &[Resource] = &[
     v3("campaigns", "/api/v3/third_party/campaigns"),
     v3("cultivations", "/api/v3/third_party/cultivations"),
     v3("external_systems", "/api/v3/third_party/external_systems"),
-    v3("external_plot_associations", "/api/v3/third_party/external_plot_associations"),
+    v3(
+        "external_plot_associations",
+        "/api/v3/third_party/external_plot_associations",
+    ),
     v3("applicators", "/api/v3/third_party/applicators"),
     v3("machines", "/api/v3/third_party/machines"),
     v3("contractors", "/api/v3/third_party/contractors"),
@@ -157,7 +160,10 @@ const RESOURCES: &[Resource] = &[
     v3("devices", "/api/v3/third_party/devices"),
     v3("device_events", "/api/v3/third_party/device_events"),
     v3("device_event_types", "/api/v3/third_party/device_event_types"),
-    v2("objective_yield_jobs", "/api/v2/third_party/campaigns/update_objective_yield/jobs"),
+    v2(
+        "objective_yield_jobs",
+        "/api/v2/third_party/campaigns/update_objective_yield/jobs",
+    ),
     v2("campaign_import_jobs", "/api/v2/third_party/campaigns/import/jobs"),
 ];
 
@@ -180,8 +186,12 @@ struct ResourceState {
 impl State {
     fn load(path: &Path) -> Result<Self, Failure> {
         match std::fs::read(path) {
-            Ok(bytes) => Ok(serde_json::from_slice(&bytes)
-                .map_err(|e| format!("{}: not a sync state file ({e}); delete it to sync from scratch", path.display()))?),
+            Ok(bytes) => Ok(serde_json::from_slice(&bytes).map_err(|e| {
+                format!(
+                    "{}: not a sync state file ({e}); delete it to sync from scratch",
+                    path.display()
+                )
+            })?),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(error) => Err(error.into()),
         }
@@ -449,7 +459,11 @@ async fn sync_resource(
 
 /// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
 fn row(resource: &str, record: &Value, deleted: bool) -> Result<MirrorRow, Failure> {
-    let field = |name: &str| record.get(name).or_else(|| record.get("header").and_then(|h| h.get(name)));
+    let field = |name: &str| {
+        record
+            .get(name)
+            .or_else(|| record.get("header").and_then(|h| h.get(name)))
+    };
     let id = record
         .get("id")
         .or_else(|| record.get("header").and_then(|h| h.get("local_id")))
@@ -492,7 +506,9 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), RESOURCES.len());
-        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
+        assert!(names
+            .iter()
+            .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
     }
 
     #[test]
@@ -503,10 +519,7 @@ mod tests {
         assert_eq!(row.updated_at.as_deref(), Some("2025-01-01T00:00:00-03:00"));
         assert_eq!(row.deleted_at, None);
         let gone = json!({"id": 3, "deleted_at": "2025-02-01T00:00:00+00:00"});
-        assert_eq!(
-            row_deleted(&gone).as_deref(),
-            Some("2025-02-01T00:00:00+00:00")
-        );
+        assert_eq!(row_deleted(&gone).as_deref(), Some("2025-02-01T00:00:00+00:00"));
     }
 
     fn row_deleted(record: &Value) -> Option<String> {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use futures_util::TryStreamExt as _;
 use client::{Client, Filters};
+use futures_util::TryStreamExt as _;
 use serde_json::Value;
 use server::{Application, ServerConfig};
 use store::auth::{AuthConfig, PasswordCost};
@@ -113,7 +113,10 @@ impl Sandbox {
             .expect("run tranquera sync");
         let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "sync failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(
+            output.status.success(),
+            "sync failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
         let summary = serde_json::from_slice(&std::fs::read(&summary).expect("the summary file")).expect("JSON");
         Run { stdout, summary }
     }
@@ -168,16 +171,26 @@ async fn a_second_sync_transfers_exactly_what_changed() {
 
     let out = scratch("incremental-out");
     let first = sandbox.sync(&out, &[]).await;
-    assert!(!first.stdout.contains('\u{1b}'), "no terminal escapes when stdout is a pipe");
+    assert!(
+        !first.stdout.contains('\u{1b}'),
+        "no terminal escapes when stdout is a pipe"
+    );
     assert!(first.stdout.contains("sync establishments: done"), "{}", first.stdout);
     let first_counts = counters(&first.summary);
     assert_eq!(first_counts.len(), 47, "every list resource is synced");
     for (name, counts) in &first_counts {
         assert_eq!(counts["mode"], "full", "{name}");
-        assert_eq!(counts["updated"], counts["total_items"], "{name}: everything listed was received");
+        assert_eq!(
+            counts["updated"], counts["total_items"],
+            "{name}: everything listed was received"
+        );
         assert_eq!(counts["deleted"], 0, "{name}");
         let lines = jsonl(&out, name).len() as u64;
-        assert_eq!(Some(lines), counts["total_items"].as_u64(), "{name}: one line per record");
+        assert_eq!(
+            Some(lines),
+            counts["total_items"].as_u64(),
+            "{name}: one line per record"
+        );
     }
     let live = api.count(api.establishments(&Filters::new())).await.expect("count");
     assert_eq!(first_counts["establishments"]["total_items"], live as u64);
@@ -212,14 +225,24 @@ async fn a_second_sync_transfers_exactly_what_changed() {
             "work_orders" => (1, 0),
             _ => (0, 0),
         };
-        assert_eq!((c["updated"].as_u64(), c["deleted"].as_u64()), (Some(updated), Some(deleted)), "{name}");
+        assert_eq!(
+            (c["updated"].as_u64(), c["deleted"].as_u64()),
+            (Some(updated), Some(deleted)),
+            "{name}"
+        );
     }
     assert_eq!(second.summary["transferred"], 3);
 
     let establishments: Vec<i64> = jsonl(&out, "establishments").iter().map(id).collect();
-    assert!(establishments.contains(&created.id), "the new establishment is mirrored");
+    assert!(
+        establishments.contains(&created.id),
+        "the new establishment is mirrored"
+    );
     assert!(!establishments.contains(&doomed.id), "the deleted one is gone");
-    assert_eq!(Some(establishments.len() as u64), counts["establishments"]["live"].as_u64());
+    assert_eq!(
+        Some(establishments.len() as u64),
+        counts["establishments"]["live"].as_u64()
+    );
     let renamed = jsonl(&out, "work_orders")
         .into_iter()
         .find(|o| id(o) == order.header.local_id)
@@ -266,15 +289,29 @@ fn read_csv(text: &str) -> Vec<Vec<String>> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
     let sandbox = sandbox("formats").await;
-    let resources = ["--resource", "establishments", "--resource", "work_orders", "--resource", "plots"];
+    let resources = [
+        "--resource",
+        "establishments",
+        "--resource",
+        "work_orders",
+        "--resource",
+        "plots",
+    ];
     let dirs = [scratch("jsonl"), scratch("csv"), scratch("sqlite")];
     for (dir, format) in dirs.iter().zip(["jsonl", "csv", "sqlite"]) {
         let mut args = vec!["--format", format, "--quiet"];
         args.extend(resources);
         let run = sandbox.sync(dir, &args).await;
-        assert_eq!(run.stdout.lines().count(), 1, "--quiet prints only the summary: {}", run.stdout);
+        assert_eq!(
+            run.stdout.lines().count(),
+            1,
+            "--quiet prints only the summary: {}",
+            run.stdout
+        );
     }
-    let mirror = Mirror::open(&dirs[2].join("tranquera.sqlite")).await.expect("the mirror");
+    let mirror = Mirror::open(&dirs[2].join("tranquera.sqlite"))
+        .await
+        .expect("the mirror");
     for resource in ["establishments", "work_orders", "plots"] {
         let expected = jsonl(&dirs[0], resource);
         assert!(!expected.is_empty(), "{resource}");

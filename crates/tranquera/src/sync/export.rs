@@ -29,7 +29,11 @@ pub fn csv(dir: &Path, resource: &str, records: &[(i64, String)]) -> Result<(), 
         .collect::<Result<Vec<_>, _>>()?;
     let columns = columns(&parsed);
     let mut out = Vec::new();
-    writeln!(out, "{}", columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(","))?;
+    writeln!(
+        out,
+        "{}",
+        columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
+    )?;
     for record in &parsed {
         let cells: Vec<String> = columns.iter().map(|c| quote(&cell(record.get(c)))).collect();
         writeln!(out, "{}", cells.join(","))?;
