@@ -248,6 +248,7 @@ async fn a_second_sync_transfers_exactly_what_changed() {
         .find(|o| id(o) == order.header.local_id)
         .expect("the order is mirrored");
     assert_eq!(renamed["header"]["name"], "Renombrada por la prueba");
+    let _ = std::fs::remove_dir_all(out);
 }
 
 /// A CSV cell as `tranquera sync` writes it.
@@ -338,4 +339,26 @@ async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_cut_short_resumes_without_refetching_finished_resources() {
+    let sandbox = sandbox("resume").await;
+    let out = scratch("resume-out");
+    // A run that got as far as two resources, as an interrupted one leaves the state file.
+    sandbox
+        .sync(&out, &["--resource", "units", "--resource", "establishments"])
+        .await;
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(out.join(".tranquera-sync.json")).expect("state")).expect("JSON");
+    assert!(state["resources"]["units"]["since"].is_string(), "{state}");
+    let resumed = counters(&sandbox.sync(&out, &[]).await.summary);
+    for (name, c) in &resumed {
+        let finished = name == "units" || name == "establishments";
+        assert_eq!(c["mode"], if finished { "incremental" } else { "full" }, "{name}");
+        if finished {
+            assert_eq!(c["updated"], 0, "{name} is not fetched again");
+        }
+    }
+    let _ = std::fs::remove_dir_all(out);
 }
