@@ -10,6 +10,7 @@
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
+//! - [`mirror`]: the local SQLite mirror `tranquera sync` keeps on the integrator's machine.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
 //! - [`seed`]: the deterministic demo data.
@@ -21,6 +22,7 @@ pub mod idempotency;
 pub mod jobs;
 pub mod list;
 mod migrate;
+pub mod mirror;
 pub mod render;
 pub mod resources;
 pub mod seed;

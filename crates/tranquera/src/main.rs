@@ -2,7 +2,7 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`.
 
 mod admin;
 mod demo;
@@ -10,6 +10,7 @@ mod migrate;
 mod openapi;
 mod serve;
 mod settings;
+mod sync;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Admin(admin::AdminArgs),
     /// Print the OpenAPI 3.1 document of every route.
     Openapi(openapi::OpenApiArgs),
+    /// Mirror every list of a society into a folder (JSONL, CSV or SQLite); later runs fetch only what changed.
+    Sync(sync::SyncArgs),
 }
 
 #[tokio::main]
@@ -46,6 +49,7 @@ async fn main() -> ExitCode {
         Command::Migrate(args) => migrate::run(args).await,
         Command::Admin(args) => admin::run(args).await,
         Command::Openapi(args) => openapi::run(args),
+        Command::Sync(args) => sync::run(args).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

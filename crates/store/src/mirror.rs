@@ -1,0 +1,173 @@
+//! The local SQLite mirror that `tranquera sync` keeps of a society's lists: one table per resource, keyed by the
+//! record id, holding the record's JSON as the API sent it and its `updated_at` / `deleted_at` instants.
+//!
+//! This is not the API's database: it lives on the integrator's machine, one file per sync folder, and is written
+//! only by the sync. Logically deleted records are kept, marked by `deleted_at`, so a consumer of the file can tell
+//! "deleted upstream" from "never seen"; [`Mirror::live`] leaves them out.
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::Row as _;
+
+use crate::StoreError;
+
+/// One record to store: its id, its JSON text, and its audit instants as the API rendered them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorRow {
+    /// The record's id (`id`, or `header.local_id` for work orders).
+    pub id: i64,
+    /// The record as the API sent it, JSON text.
+    pub record: String,
+    /// Its `updated_at`, when it has one.
+    pub updated_at: Option<String>,
+    /// Its `deleted_at` when the API listed it as deleted; `None` for a live record.
+    pub deleted_at: Option<String>,
+}
+
+/// An open mirror file.
+#[derive(Debug, Clone)]
+pub struct Mirror {
+    pool: SqlitePool,
+}
+
+/// Table names come from the sync's fixed resource list, but they are spliced into SQL, so anything beyond
+/// `[a-z0-9_]` is refused rather than quoted.
+fn table(resource: &str) -> Result<&str, StoreError> {
+    let valid = !resource.is_empty()
+        && resource
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if valid {
+        Ok(resource)
+    } else {
+        Err(StoreError::Config(format!("invalid mirror table name {resource:?}")))
+    }
+}
+
+impl Mirror {
+    /// Opens (creating when missing) the mirror file at `path`.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            // WAL lets a reader (a BI tool, the tests) look at the file while a sync writes it.
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(Duration::from_secs(10));
+        // One connection: the sync writes page after page, and a single writer never waits on itself.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        Ok(Self { pool })
+    }
+
+    /// Creates the table of `resource` when it does not exist yet.
+    pub async fn prepare(&self, resource: &str) -> Result<(), StoreError> {
+        let table = table(resource)?;
+        let sql = format!(
+            "CREATE TABLE IF NOT EXISTS \"{table}\" (\
+             id INTEGER PRIMARY KEY, \
+             record TEXT NOT NULL, \
+             updated_at TEXT, \
+             deleted_at TEXT)"
+        );
+        sqlx::query(&sql).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all.
+    pub async fn upsert(&self, resource: &str, rows: &[MirrorRow]) -> Result<(), StoreError> {
+        let table = table(resource)?;
+        let sql = format!(
+            "INSERT INTO \"{table}\" (id, record, updated_at, deleted_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (id) DO UPDATE SET record = excluded.record, updated_at = excluded.updated_at, \
+             deleted_at = excluded.deleted_at"
+        );
+        let mut tx = self.pool.begin().await?;
+        for row in rows {
+            sqlx::query(&sql)
+                .bind(row.id)
+                .bind(&row.record)
+                .bind(&row.updated_at)
+                .bind(&row.deleted_at)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The JSON text of every live (not deleted) record of `resource`, by ascending id.
+    pub async fn live(&self, resource: &str) -> Result<Vec<(i64, String)>, StoreError> {
+        let table = table(resource)?;
+        let sql = format!("SELECT id, record FROM \"{table}\" WHERE deleted_at IS NULL ORDER BY id");
+        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|row| Ok((row.try_get::<i64, _>(0)?, row.try_get::<String, _>(1)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
+    /// How many records of `resource` are marked deleted.
+    pub async fn deleted_count(&self, resource: &str) -> Result<u64, StoreError> {
+        let table = table(resource)?;
+        let sql = format!("SELECT COUNT(*) FROM \"{table}\" WHERE deleted_at IS NOT NULL");
+        let count: i64 = sqlx::query_scalar(&sql).fetch_one(&self.pool).await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    /// Closes the file, checkpointing the write-ahead log into it.
+    pub async fn close(self) {
+        self.pool.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_table_names_are_accepted() {
+        assert!(table("work_orders").is_ok());
+        assert!(table("x\"; DROP TABLE y; --").is_err());
+        assert!(table("").is_err());
+    }
+
+    #[tokio::test]
+    async fn upserts_by_id_and_hides_deleted_records() {
+        let path = std::env::temp_dir().join(format!("mirror-test-{}.sqlite", std::process::id()));
+        let mirror = Mirror::open(&path).await.expect("open");
+        mirror.prepare("units").await.expect("prepare");
+        let row = |id, record: &str, deleted: Option<&str>| MirrorRow {
+            id,
+            record: record.to_owned(),
+            updated_at: Some("2025-01-01T00:00:00+00:00".to_owned()),
+            deleted_at: deleted.map(str::to_owned),
+        };
+        mirror
+            .upsert("units", &[row(1, "{\"a\":1}", None), row(2, "{\"b\":2}", None)])
+            .await
+            .expect("insert");
+        mirror
+            .upsert(
+                "units",
+                &[
+                    row(1, "{\"a\":3}", None),
+                    row(2, "{\"b\":2}", Some("2025-01-02T00:00:00+00:00")),
+                ],
+            )
+            .await
+            .expect("update");
+        assert_eq!(
+            mirror.live("units").await.expect("live"),
+            vec![(1, "{\"a\":3}".to_owned())]
+        );
+        assert_eq!(mirror.deleted_count("units").await.expect("count"), 1);
+        mirror.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+}

@@ -1,0 +1,534 @@
+//! `tranquera sync`: mirrors every readable list of a society into a folder, and keeps it current with incremental
+//! runs.
+//!
+//! Every record lands first in the folder's SQLite mirror (`tranquera.sqlite`, via `store::mirror`), upserted by id
+//! page by page; with `--format jsonl` or `csv` each resource's live records are then rendered to
+//! `<resource>.jsonl` / `<resource>.csv`. The mirror is the one source of truth for every format, so switching
+//! formats on a folder never refetches, and an interrupted run loses at most the page in flight.
+//!
+//! The state file `.tranquera-sync.json` records, per resource, the instant its last successful sync started,
+//! minus a safety overlap. The next run asks only for records updated since then (`updated_at_from` in v3,
+//! `updated_from` in v2) and for records deleted since then (`deleted_at_from` / `deleted_from`): deleted records
+//! only ever appear under the deleted filter, so each incremental resource costs two passes. The state is saved
+//! after each resource, so an interrupted run resumes with the resource it was on.
+//!
+//! # Layout
+//! - this file: arguments, the resource table, the state file, the run.
+//! - `export`: JSONL and CSV rendering.
+//! - `progress`: bars on a terminal, plain lines elsewhere.
+
+mod export;
+mod progress;
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use chrono::{DateTime, FixedOffset, Utc};
+use clap::{Args, ValueEnum};
+use client::{Client, Filters, Generation, StatusCode};
+use futures_util::TryStreamExt as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use store::mirror::{Mirror, MirrorRow};
+
+use crate::settings::Failure;
+use progress::Reporter;
+
+/// The state file's name inside the output folder.
+pub const STATE_FILE: &str = ".tranquera-sync.json";
+/// The mirror's name inside the output folder.
+pub const MIRROR_FILE: &str = "tranquera.sqlite";
+/// Page size asked of v3 lists: the largest the API allows, so a sync makes the fewest requests (v2 pages by 100).
+const PAGE_SIZE: u32 = 500;
+
+/// Arguments of `tranquera sync`. Credentials come from `TRANQUERA_EMAIL` / `TRANQUERA_PASSWORD` or a prompt,
+/// never from a flag, so they stay out of shell history and process lists.
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// Base URL of the API, e.g. http://127.0.0.1:8080 for `tranquera demo`.
+    #[arg(long, env = "TRANQUERA_BASE_URL")]
+    base_url: String,
+    /// Folder to mirror into; created when missing.
+    #[arg(long)]
+    out: PathBuf,
+    /// What to write besides the SQLite mirror: one JSONL or CSV file per resource, or only the mirror.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    format: Format,
+    /// Print only errors and the final summary.
+    #[arg(long)]
+    quiet: bool,
+    /// Sync only this resource (repeatable); every list when omitted.
+    #[arg(long = "resource", value_name = "NAME")]
+    resources: Vec<String>,
+    /// The token in the API's header names (`X-<TOKEN>-SYSTEM-ID`).
+    #[arg(long, env = "TRANQUERA_HEADER_TOKEN", default_value = "SVC")]
+    header_token: String,
+    /// Seconds subtracted from each resource's recorded start instant, so a write committed while the previous
+    /// run read (or a small clock difference with the server) is fetched again rather than missed.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    overlap: u32,
+    /// Also write the run's summary as JSON to this file (per resource: mode, updated, deleted, pages…).
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+}
+
+/// The folder's file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    /// `<resource>.jsonl`: one JSON object a line.
+    Jsonl,
+    /// `<resource>.csv`: top-level fields as columns, nested values as JSON text.
+    Csv,
+    /// Only `tranquera.sqlite`: one table per resource (id, record JSON, updated_at, deleted_at).
+    Sqlite,
+}
+
+/// One list the sync mirrors.
+struct Resource {
+    name: &'static str,
+    generation: Generation,
+    path: &'static str,
+}
+
+const fn v3(name: &'static str, path: &'static str) -> Resource {
+    Resource {
+        name,
+        generation: Generation::V3,
+        path,
+    }
+}
+
+const fn v2(name: &'static str, path: &'static str) -> Resource {
+    Resource {
+        name,
+        generation: Generation::V2,
+        path,
+    }
+}
+
+/// Every v3 list, plus the lists only v2 has. Farmers are taken from v3 only: v2's farmers list is the same
+/// records in an older shape.
+const RESOURCES: &[Resource] = &[
+    v3("farmers", "/api/v3/third_party/farmers"),
+    v3("establishments", "/api/v3/third_party/establishments"),
+    v2("plots", "/api/v2/third_party/plots"),
+    v3("master_campaign_cycles", "/api/v3/third_party/master_campaign_cycles"),
+    v3("planting_times", "/api/v3/third_party/planting_times"),
+    v3("formulateds", "/api/v3/third_party/formulateds"),
+    v3("cultivation_species", "/api/v3/third_party/cultivation_species"),
+    v3("formulation_types", "/api/v3/third_party/formulation_types"),
+    v3("units", "/api/v3/third_party/units"),
+    v3("activity_statuses", "/api/v3/third_party/activity_statuses"),
+    v3("hydric_states", "/api/v3/third_party/hydric_states"),
+    v3("phenological_states", "/api/v3/third_party/phenological_states"),
+    v3("tags", "/api/v3/third_party/tags"),
+    v3("master_campaigns", "/api/v3/third_party/master_campaigns"),
+    v3("campaigns", "/api/v3/third_party/campaigns"),
+    v3("cultivations", "/api/v3/third_party/cultivations"),
+    v3("external_systems", "/api/v3/third_party/external_systems"),
+    v3(
+        "external_plot_associations",
+        "/api/v3/third_party/external_plot_associations",
+    ),
+    v3("applicators", "/api/v3/third_party/applicators"),
+    v3("machines", "/api/v3/third_party/machines"),
+    v3("contractors", "/api/v3/third_party/contractors"),
+    v3("warehouses", "/api/v3/third_party/warehouses"),
+    v3("voucher_types", "/api/v3/third_party/voucher_types"),
+    v3("labour_types", "/api/v3/third_party/application_order_labour_types"),
+    v3("work_orders", "/api/v3/third_party/work_orders"),
+    v2("adversities", "/api/v2/third_party/adversity"),
+    v2("adversity_categories", "/api/v2/third_party/adversity_categories"),
+    v2("adversity_kinds", "/api/v2/third_party/adversity_kinds"),
+    v3("scoutings", "/api/v3/third_party/scouting"),
+    v3("scouting_measures", "/api/v3/third_party/scouting_measures"),
+    v3("waypoints", "/api/v3/third_party/waypoints"),
+    v3("progress_reports", "/api/v3/third_party/progress_report"),
+    v3("planting_progress", "/api/v3/third_party/planting_progress"),
+    v3("harvest_progress", "/api/v3/third_party/harvest_progress"),
+    v3("fertilization_controls", "/api/v3/third_party/fertilization_control"),
+    v3("planting_controls", "/api/v3/third_party/planting_control"),
+    v3("plant_stand_controls", "/api/v3/third_party/plant_stand_control"),
+    v3("silobags", "/api/v3/third_party/silobags"),
+    v3("silobag_campaigns", "/api/v3/third_party/silobag_campaigns"),
+    v3("weather_anomalies", "/api/v3/third_party/weather_anomaly"),
+    v3("weather_anomaly_types", "/api/v3/third_party/weather_anomaly_types"),
+    v3("climatic_factors", "/api/v3/third_party/climatic_factors"),
+    v3("devices", "/api/v3/third_party/devices"),
+    v3("device_events", "/api/v3/third_party/device_events"),
+    v3("device_event_types", "/api/v3/third_party/device_event_types"),
+    v2(
+        "objective_yield_jobs",
+        "/api/v2/third_party/campaigns/update_objective_yield/jobs",
+    ),
+    v2("campaign_import_jobs", "/api/v2/third_party/campaigns/import/jobs"),
+];
+
+/// `.tranquera-sync.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    /// Per resource, where the next run starts.
+    resources: BTreeMap<String, ResourceState>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ResourceState {
+    /// The next run asks for changes at or after this instant: this resource's last successful sync started then,
+    /// less the overlap.
+    since: DateTime<FixedOffset>,
+    /// When that sync finished, for people reading the file.
+    finished_at: DateTime<FixedOffset>,
+}
+
+impl State {
+    fn load(path: &Path) -> Result<Self, Failure> {
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(serde_json::from_slice(&bytes).map_err(|e| {
+                format!(
+                    "{}: not a sync state file ({e}); delete it to sync from scratch",
+                    path.display()
+                )
+            })?),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    fn save(&self, path: &Path) -> Result<(), Failure> {
+        export::replace(path, &serde_json::to_vec_pretty(self)?)
+    }
+}
+
+/// The machine-readable summary (`--summary-json`).
+#[derive(Debug, Serialize)]
+struct Summary {
+    format: Format,
+    out: PathBuf,
+    started_at: DateTime<FixedOffset>,
+    elapsed_ms: u128,
+    /// Records received over all resources, changed and deleted.
+    transferred: u64,
+    resources: Vec<ResourceSummary>,
+    /// Set when the run stopped early; the resources before it are synced and recorded.
+    error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ResourceSummary {
+    name: &'static str,
+    /// `full` (no earlier sync), `incremental`, or `skipped` (the account cannot read this list).
+    mode: &'static str,
+    /// The instant changes were asked from, on an incremental sync.
+    since: Option<DateTime<FixedOffset>>,
+    /// Live records received (all of them on a full sync, the changed ones on an incremental sync).
+    updated: u64,
+    /// Deleted records received.
+    deleted: u64,
+    /// Pages fetched over all passes.
+    pages: u64,
+    /// What the server announced (`total_items`) over all passes.
+    total_items: u64,
+    /// Live records in the mirror afterwards.
+    live: u64,
+    /// Why a skipped resource was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+/// Runs `tranquera sync`.
+pub async fn run(args: SyncArgs) -> Result<(), Failure> {
+    let started = Instant::now();
+    let started_at = Utc::now().fixed_offset();
+    let selected = select(&args.resources)?;
+    std::fs::create_dir_all(&args.out)?;
+    let (email, password) = credentials()?;
+    let api = Client::builder(args.base_url.clone())
+        .header_token(args.header_token.clone())
+        .build()?;
+    api.login(&email, &password).await?;
+
+    let state_path = args.out.join(STATE_FILE);
+    let mut state = State::load(&state_path)?;
+    let mirror = Mirror::open(&args.out.join(MIRROR_FILE)).await?;
+    let reporter = Reporter::new(args.quiet);
+    let overlap = chrono::Duration::seconds(i64::from(args.overlap));
+
+    let mut summaries = Vec::new();
+    let mut failure = None;
+    for resource in selected {
+        let since = state.resources.get(resource.name).map(|s| s.since);
+        // The instant before the first request: anything written after it is seen by the next run.
+        let resource_started = Utc::now().fixed_offset();
+        match sync_resource(&api, &mirror, resource, since, &reporter).await {
+            Ok(mut summary) => {
+                summary.live = write_files(&mirror, &args.out, args.format, resource.name).await?;
+                state.resources.insert(
+                    resource.name.to_owned(),
+                    ResourceState {
+                        since: resource_started - overlap,
+                        finished_at: Utc::now().fixed_offset(),
+                    },
+                );
+                // Saved after every resource: an interrupted run then resumes with the resource it was on.
+                state.save(&state_path)?;
+                summaries.push(summary);
+            }
+            Err(Skip::Unreadable(reason)) => {
+                reporter.note(&format!("sync {}: skipped, {reason}", resource.name));
+                summaries.push(ResourceSummary {
+                    name: resource.name,
+                    mode: "skipped",
+                    since,
+                    updated: 0,
+                    deleted: 0,
+                    pages: 0,
+                    total_items: 0,
+                    live: 0,
+                    reason: Some(reason),
+                });
+            }
+            Err(Skip::Failed(error)) => {
+                eprintln!("tranquera: sync {}: {error}", resource.name);
+                failure = Some(format!("{}: {error}", resource.name));
+                break;
+            }
+        }
+    }
+    mirror.close().await;
+
+    let summary = Summary {
+        format: args.format,
+        out: args.out.clone(),
+        started_at,
+        elapsed_ms: started.elapsed().as_millis(),
+        transferred: summaries.iter().map(|s| s.updated + s.deleted).sum(),
+        resources: summaries,
+        error: failure.clone(),
+    };
+    if let Some(path) = &args.summary_json {
+        export::replace(path, &serde_json::to_vec_pretty(&summary)?)?;
+    }
+    println!("{}", final_line(&summary));
+    match failure {
+        Some(error) => Err(format!("sync stopped at {error}; run again to resume").into()),
+        None => Ok(()),
+    }
+}
+
+/// The one line every run prints, `--quiet` included.
+fn final_line(summary: &Summary) -> String {
+    let synced = summary.resources.iter().filter(|r| r.mode != "skipped").count();
+    let updated: u64 = summary.resources.iter().map(|r| r.updated).sum();
+    let deleted: u64 = summary.resources.iter().map(|r| r.deleted).sum();
+    format!(
+        "synced {synced} resources into {}: {} records transferred ({updated} changed, {deleted} deleted) in {:.1}s",
+        summary.out.display(),
+        summary.transferred,
+        summary.elapsed_ms as f64 / 1000.0
+    )
+}
+
+/// The resources named with `--resource`, in table order, or all of them.
+fn select(names: &[String]) -> Result<Vec<&'static Resource>, Failure> {
+    if let Some(unknown) = names.iter().find(|n| !RESOURCES.iter().any(|r| r.name == n.as_str())) {
+        let known: Vec<&str> = RESOURCES.iter().map(|r| r.name).collect();
+        return Err(format!("unknown resource {unknown:?}; known: {}", known.join(", ")).into());
+    }
+    Ok(RESOURCES
+        .iter()
+        .filter(|r| names.is_empty() || names.iter().any(|n| n == r.name))
+        .collect())
+}
+
+/// The account's email and password: from the environment, else asked on the terminal (the password unechoed).
+fn credentials() -> Result<(String, String), Failure> {
+    let email = std::env::var("TRANQUERA_EMAIL").ok().filter(|v| !v.is_empty());
+    let password = std::env::var("TRANQUERA_PASSWORD").ok().filter(|v| !v.is_empty());
+    if let (Some(email), Some(password)) = (&email, &password) {
+        return Ok((email.clone(), password.clone()));
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err("set TRANQUERA_EMAIL and TRANQUERA_PASSWORD (no terminal to ask them on)".into());
+    }
+    let term = console::Term::stderr();
+    let email = match email {
+        Some(email) => email,
+        None => {
+            term.write_str("Email: ")?;
+            term.read_line()?
+        }
+    };
+    let password = match password {
+        Some(password) => password,
+        None => {
+            term.write_str("Password: ")?;
+            term.read_secure_line()?
+        }
+    };
+    Ok((email.trim().to_owned(), password))
+}
+
+/// Why a resource was not synced.
+enum Skip {
+    /// The account cannot read the list (403, or 404 on a server that lacks it): the others still sync.
+    Unreadable(String),
+    /// Anything else stops the run.
+    Failed(Failure),
+}
+
+/// A failure that stops the run.
+fn failed(error: impl Into<Failure>) -> Skip {
+    Skip::Failed(error.into())
+}
+
+/// Fetches one resource's records (all of them, or what changed since `since`) into the mirror.
+async fn sync_resource(
+    api: &Client,
+    mirror: &Mirror,
+    resource: &Resource,
+    since: Option<DateTime<FixedOffset>>,
+    reporter: &Reporter,
+) -> Result<ResourceSummary, Skip> {
+    mirror.prepare(resource.name).await.map_err(failed)?;
+    let passes: Vec<(Filters, bool)> = match since {
+        None => vec![(Filters::new().size(PAGE_SIZE), false)],
+        Some(at) => vec![
+            (Filters::new().updated_from(at).size(PAGE_SIZE), false),
+            (Filters::new().deleted_from(at).size(PAGE_SIZE), true),
+        ],
+    };
+    let mode = if since.is_some() { "incremental" } else { "full" };
+    let mut task = reporter.start(resource.name, mode);
+    let mut summary = ResourceSummary {
+        name: resource.name,
+        mode,
+        since,
+        updated: 0,
+        deleted: 0,
+        pages: 0,
+        total_items: 0,
+        live: 0,
+        reason: None,
+    };
+    for (filters, deleted) in passes {
+        let mut pages = api.pages::<Value>(resource.generation, resource.path, &filters);
+        let mut first = true;
+        loop {
+            let page = match pages.try_next().await {
+                Ok(Some(page)) => page,
+                Ok(None) => break,
+                Err(client::Error::Api { status, .. })
+                    if first && (status == StatusCode::FORBIDDEN || status == StatusCode::NOT_FOUND) =>
+                {
+                    task.abandon();
+                    return Err(Skip::Unreadable(format!("the server answered {status}")));
+                }
+                Err(error) => {
+                    task.abandon();
+                    return Err(failed(error));
+                }
+            };
+            if first {
+                task.expect(page.total_items);
+                summary.total_items += page.total_items;
+                first = false;
+            }
+            let rows = page
+                .items
+                .iter()
+                .map(|record| row(resource.name, record, deleted))
+                .collect::<Result<Vec<_>, Failure>>()
+                .map_err(failed)?;
+            mirror.upsert(resource.name, &rows).await.map_err(failed)?;
+            let count = rows.len() as u64;
+            if deleted {
+                summary.deleted += count;
+            } else {
+                summary.updated += count;
+            }
+            summary.pages += 1;
+            task.page(count);
+        }
+    }
+    task.finish(&format!("{} changed, {} deleted", summary.updated, summary.deleted));
+    Ok(summary)
+}
+
+/// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
+fn row(resource: &str, record: &Value, deleted: bool) -> Result<MirrorRow, Failure> {
+    let field = |name: &str| {
+        record
+            .get(name)
+            .or_else(|| record.get("header").and_then(|h| h.get(name)))
+    };
+    let id = record
+        .get("id")
+        .or_else(|| record.get("header").and_then(|h| h.get("local_id")))
+        .and_then(Value::as_i64)
+        .ok_or_else(|| format!("{resource}: a record without a numeric id"))?;
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    let deleted_at = if deleted {
+        // Listed under the deleted filter: deleted, even if the shape carries no `deleted_at` to say when.
+        Some(text(field("deleted_at")).unwrap_or_else(|| Utc::now().fixed_offset().to_rfc3339()))
+    } else {
+        None
+    };
+    Ok(MirrorRow {
+        id,
+        record: record.to_string(),
+        updated_at: text(field("updated_at")),
+        deleted_at,
+    })
+}
+
+/// Renders the resource's files for `format`; answers how many live records the mirror holds.
+async fn write_files(mirror: &Mirror, out: &Path, format: Format, resource: &str) -> Result<u64, Failure> {
+    let records = mirror.live(resource).await?;
+    match format {
+        Format::Jsonl => export::jsonl(out, resource, &records)?,
+        Format::Csv => export::csv(out, resource, &records)?,
+        Format::Sqlite => {}
+    }
+    Ok(records.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resource_names_are_unique_and_plain() {
+        let mut names: Vec<&str> = RESOURCES.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), RESOURCES.len());
+        assert!(names
+            .iter()
+            .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
+    }
+
+    #[test]
+    fn work_orders_are_keyed_by_their_header() {
+        let order = json!({"header": {"local_id": 7, "updated_at": "2025-01-01T00:00:00-03:00", "deleted_at": null}});
+        let row = row("work_orders", &order, false).expect("a row");
+        assert_eq!(row.id, 7);
+        assert_eq!(row.updated_at.as_deref(), Some("2025-01-01T00:00:00-03:00"));
+        assert_eq!(row.deleted_at, None);
+        let gone = json!({"id": 3, "deleted_at": "2025-02-01T00:00:00+00:00"});
+        assert_eq!(row_deleted(&gone).as_deref(), Some("2025-02-01T00:00:00+00:00"));
+    }
+
+    fn row_deleted(record: &Value) -> Option<String> {
+        row("units", record, true).expect("a row").deleted_at
+    }
+
+    #[test]
+    fn unknown_resources_are_refused() {
+        assert!(select(&["nope".to_owned()]).is_err());
+        assert_eq!(select(&[]).expect("all").len(), RESOURCES.len());
+    }
+}

@@ -1,0 +1,364 @@
+//! End-to-end tests of `tranquera sync`: the real binary against the real server, started in-process on a temporary
+//! SQLite database seeded with a small demo.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use client::{Client, Filters};
+use futures_util::TryStreamExt as _;
+use serde_json::Value;
+use server::{Application, ServerConfig};
+use store::auth::{AuthConfig, PasswordCost};
+use store::mirror::Mirror;
+use store::seed::{DemoOptions, DEMO_ACCOUNTS};
+use store::{PoolOptions, Store, StoreConfig};
+
+/// A few farmers: enough for several pages of the bigger lists, quick to seed.
+const DEMO: DemoOptions = DemoOptions {
+    scale: 1,
+    farmers: 3,
+    seed: 11,
+};
+
+/// The server, its database files (deleted at the end) and a logged-in SDK client for writes.
+struct Sandbox {
+    base: String,
+    api: Client,
+    email: &'static str,
+    password: &'static str,
+    files: PathBuf,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.files);
+    }
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("tranquera-sync-{tag}-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+async fn sandbox(tag: &str) -> Sandbox {
+    let files = scratch(tag);
+    let url = format!("sqlite://{}", files.join("api.sqlite").display());
+    let config = StoreConfig {
+        pool: PoolOptions {
+            max_connections: 4,
+            acquire_timeout: Duration::from_secs(10),
+        },
+        // Hashing at production cost would only slow the test down.
+        auth: AuthConfig {
+            password_cost: PasswordCost {
+                memory_kib: 256,
+                iterations: 1,
+            },
+            ..AuthConfig::default()
+        },
+    };
+    let store = Store::connect(&url, config).await.expect("connect");
+    store.migrate().await.expect("migrate");
+    store::seed::demo(&store, &DEMO).await.expect("seed");
+    let server = ServerConfig {
+        listen: ([127, 0, 0, 1], 0).into(),
+        ..ServerConfig::default()
+    };
+    let app = Application::build(store, server).await.expect("bind");
+    let base = format!("http://{}", app.local_addr().expect("address"));
+    tokio::spawn(app.run_until(std::future::pending()));
+    let account = DEMO_ACCOUNTS
+        .iter()
+        .find(|a| a.country == "AR" && a.api_role)
+        .expect("an Argentine integrator");
+    let api = Client::builder(base.clone()).build().expect("client");
+    api.login(account.email, account.password).await.expect("login");
+    Sandbox {
+        base,
+        api,
+        email: account.email,
+        password: account.password,
+        files,
+    }
+}
+
+/// What one run of the binary printed.
+struct Run {
+    stdout: String,
+    summary: Value,
+}
+
+impl Sandbox {
+    /// Runs `tranquera sync` into `out` with `extra` arguments; stdout is a pipe, so output must be plain lines.
+    async fn sync(&self, out: &Path, extra: &[&str]) -> Run {
+        let summary = out.with_extension("summary.json");
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_tranquera"))
+            .arg("sync")
+            .args(["--base-url", &self.base])
+            .arg("--out")
+            .arg(out)
+            .arg("--summary-json")
+            .arg(&summary)
+            .args(extra)
+            .env("TRANQUERA_EMAIL", self.email)
+            .env("TRANQUERA_PASSWORD", self.password)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .expect("run tranquera sync");
+        let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "sync failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
+        let summary = serde_json::from_slice(&std::fs::read(&summary).expect("the summary file")).expect("JSON");
+        Run { stdout, summary }
+    }
+}
+
+/// Per resource, the summary's counters.
+fn counters(summary: &Value) -> BTreeMap<String, Value> {
+    summary["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .map(|r| (r["name"].as_str().expect("name").to_owned(), r.clone()))
+        .collect()
+}
+
+fn jsonl(out: &Path, resource: &str) -> Vec<Value> {
+    std::fs::read_to_string(out.join(format!("{resource}.jsonl")))
+        .expect("a JSONL file")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object a line"))
+        .collect()
+}
+
+fn id(record: &Value) -> i64 {
+    record["id"]
+        .as_i64()
+        .or_else(|| record["header"]["local_id"].as_i64())
+        .expect("an id")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_sync_transfers_exactly_what_changed() {
+    let sandbox = sandbox("incremental").await;
+    let api = &sandbox.api;
+    let farmer = api
+        .farmers(&Filters::new())
+        .try_next()
+        .await
+        .expect("farmers")
+        .expect("a farmer");
+    let new_establishment = |name: &str| client::wire::establishments::NewEstablishment {
+        name: name.to_owned(),
+        farmer_id: farmer.id,
+        external_code: None,
+        active: None,
+    };
+    // Created before the first sync so its deletion later has something to remove from the mirror.
+    let doomed = api
+        .create_establishment(&new_establishment("Para borrar"))
+        .await
+        .expect("create");
+
+    let out = scratch("incremental-out");
+    let first = sandbox.sync(&out, &[]).await;
+    assert!(
+        !first.stdout.contains('\u{1b}'),
+        "no terminal escapes when stdout is a pipe"
+    );
+    assert!(first.stdout.contains("sync establishments: done"), "{}", first.stdout);
+    let first_counts = counters(&first.summary);
+    assert_eq!(first_counts.len(), 47, "every list resource is synced");
+    for (name, counts) in &first_counts {
+        assert_eq!(counts["mode"], "full", "{name}");
+        assert_eq!(
+            counts["updated"], counts["total_items"],
+            "{name}: everything listed was received"
+        );
+        assert_eq!(counts["deleted"], 0, "{name}");
+        let lines = jsonl(&out, name).len() as u64;
+        assert_eq!(
+            Some(lines),
+            counts["total_items"].as_u64(),
+            "{name}: one line per record"
+        );
+    }
+    let live = api.count(api.establishments(&Filters::new())).await.expect("count");
+    assert_eq!(first_counts["establishments"]["total_items"], live as u64);
+
+    // Writes between the runs: one establishment created, one deleted, one work order replaced.
+    let created = api
+        .create_establishment(&new_establishment("Nueva"))
+        .await
+        .expect("create");
+    api.delete_establishment(doomed.id).await.expect("delete");
+    let orders: Vec<_> = api
+        .work_orders(&Filters::new(), Default::default())
+        .try_collect()
+        .await
+        .expect("work orders");
+    let order = orders
+        .iter()
+        .find(|o| !o.header.is_read_only)
+        .expect("a writable work order");
+    let mut write = client::work_order_write(order);
+    write.header.name = "Renombrada por la prueba".to_owned();
+    api.replace_work_order(order.header.local_id, &write, None)
+        .await
+        .expect("replace");
+
+    let second = sandbox.sync(&out, &[]).await;
+    let counts = counters(&second.summary);
+    for (name, c) in &counts {
+        assert_eq!(c["mode"], "incremental", "{name}");
+        let (updated, deleted) = match name.as_str() {
+            "establishments" => (1, 1),
+            "work_orders" => (1, 0),
+            _ => (0, 0),
+        };
+        assert_eq!(
+            (c["updated"].as_u64(), c["deleted"].as_u64()),
+            (Some(updated), Some(deleted)),
+            "{name}"
+        );
+    }
+    assert_eq!(second.summary["transferred"], 3);
+
+    let establishments: Vec<i64> = jsonl(&out, "establishments").iter().map(id).collect();
+    assert!(
+        establishments.contains(&created.id),
+        "the new establishment is mirrored"
+    );
+    assert!(!establishments.contains(&doomed.id), "the deleted one is gone");
+    assert_eq!(
+        Some(establishments.len() as u64),
+        counts["establishments"]["live"].as_u64()
+    );
+    let renamed = jsonl(&out, "work_orders")
+        .into_iter()
+        .find(|o| id(o) == order.header.local_id)
+        .expect("the order is mirrored");
+    assert_eq!(renamed["header"]["name"], "Renombrada por la prueba");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// A CSV cell as `tranquera sync` writes it.
+fn cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// A minimal RFC 4180 reader: enough for what the sync writes.
+fn read_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = vec![];
+    let mut row = vec![];
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
+    let sandbox = sandbox("formats").await;
+    let resources = [
+        "--resource",
+        "establishments",
+        "--resource",
+        "work_orders",
+        "--resource",
+        "plots",
+    ];
+    let dirs = [scratch("jsonl"), scratch("csv"), scratch("sqlite")];
+    for (dir, format) in dirs.iter().zip(["jsonl", "csv", "sqlite"]) {
+        let mut args = vec!["--format", format, "--quiet"];
+        args.extend(resources);
+        let run = sandbox.sync(dir, &args).await;
+        assert_eq!(
+            run.stdout.lines().count(),
+            1,
+            "--quiet prints only the summary: {}",
+            run.stdout
+        );
+    }
+    let mirror = Mirror::open(&dirs[2].join("tranquera.sqlite"))
+        .await
+        .expect("the mirror");
+    for resource in ["establishments", "work_orders", "plots"] {
+        let expected = jsonl(&dirs[0], resource);
+        assert!(!expected.is_empty(), "{resource}");
+        let stored: Vec<Value> = mirror
+            .live(resource)
+            .await
+            .expect("live records")
+            .into_iter()
+            .map(|(_, text)| serde_json::from_str(&text).expect("JSON"))
+            .collect();
+        assert_eq!(stored, expected, "{resource}: SQLite holds what JSONL holds");
+
+        let text = std::fs::read_to_string(dirs[1].join(format!("{resource}.csv"))).expect("a CSV file");
+        let rows = read_csv(&text);
+        let (header, rows) = rows.split_first().expect("a header");
+        assert_eq!(rows.len(), expected.len(), "{resource}: one row per record");
+        for (row, record) in rows.iter().zip(&expected) {
+            for (column, value) in header.iter().zip(row) {
+                assert_eq!(*value, cell(record.get(column)), "{resource}.{column}");
+            }
+        }
+    }
+    mirror.close().await;
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_cut_short_resumes_without_refetching_finished_resources() {
+    let sandbox = sandbox("resume").await;
+    let out = scratch("resume-out");
+    // A run that got as far as two resources, as an interrupted one leaves the state file.
+    sandbox
+        .sync(&out, &["--resource", "units", "--resource", "establishments"])
+        .await;
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(out.join(".tranquera-sync.json")).expect("state")).expect("JSON");
+    assert!(state["resources"]["units"]["since"].is_string(), "{state}");
+    let resumed = counters(&sandbox.sync(&out, &[]).await.summary);
+    for (name, c) in &resumed {
+        let finished = name == "units" || name == "establishments";
+        assert_eq!(c["mode"], if finished { "incremental" } else { "full" }, "{name}");
+        if finished {
+            assert_eq!(c["updated"], 0, "{name} is not fetched again");
+        }
+    }
+    let _ = std::fs::remove_dir_all(out);
+}
