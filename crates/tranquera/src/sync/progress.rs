@@ -36,9 +36,16 @@ impl Reporter {
                 let bar = multi.add(ProgressBar::new(0));
                 // The template falls back to the default style only if it were malformed, which a constant is not.
                 let style = ProgressStyle::with_template(
-                    "{prefix:>28} [{bar:30}] {pos}/{len} items, {msg} ({per_sec}, ETA {eta})",
+                    "{prefix:>28} [{bar:30}] {pos}/{len} items, {msg} ({rate}, ETA {eta})",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
+                // indicatif's own {per_sec} prints four decimals of items per second; whole items read better.
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                        let _ = write!(out, "{:.0}/s", state.per_sec());
+                    },
+                )
                 .progress_chars("=> ");
                 bar.set_style(style);
                 bar.set_prefix(resource.to_owned());
