@@ -348,3 +348,27 @@ pub fn parse_ids(list: Option<&str>) -> Vec<i64> {
         .filter_map(|id| id.trim().parse().ok())
         .collect()
 }
+
+/// Declares a resource that is a slice of another's table: the same row and wire shape, its own name and fixed
+/// condition (e.g. planting progress within all progress).
+#[macro_export]
+macro_rules! slice_of {
+    ($(#[$meta:meta])* $marker:ident = $whole:ty, $name:literal where $condition:literal) => {
+        $(#[$meta])*
+        pub struct $marker;
+
+        impl $crate::list::Resource for $marker {
+            type Row = <$whole as $crate::list::Resource>::Row;
+            type Item = <$whole as $crate::list::Resource>::Item;
+            const SPEC: $crate::list::ListSpec = $crate::list::ListSpec {
+                name: $name,
+                condition: Some($condition),
+                ..<$whole as $crate::list::Resource>::SPEC
+            };
+
+            fn render(row: Self::Row, render: &$crate::Render) -> Self::Item {
+                <$whole as $crate::list::Resource>::render(row, render)
+            }
+        }
+    };
+}

@@ -5,7 +5,7 @@
 //! The slices are `ListSpec::condition`s on `kind`, which lists, `find` and `find_many` all apply, so
 //! `planting_progress/{id}` of a harvest record is a 404 and lists use the `(society_id, kind, id)` indexes.
 
-use crate::resource;
+use crate::{resource, slice_of};
 
 resource! {
     /// `GET /api/v3/third_party/scouting[/{id}]`.
@@ -151,54 +151,14 @@ resource! {
     }
 }
 
-resource! {
+slice_of! {
     /// `GET /api/v3/third_party/planting_progress[/{id}]`.
-    PlantingProgress, PlantingProgressRow => wire::field::Progress {
-        name: "planting_progress",
-        from: "progress t",
-        scoping: Society,
-        condition: "t.kind = 'planting'",
-        audit: standard,
-        fields {
-            kind: String = "t.kind" => plain,
-            campaign_id: i64 = "t.campaign_id" => plain,
-            plot_id: i64 = "t.plot_id" => plain,
-            date: i64 = "t.date" => at,
-            area_done: f64 = "t.area_done" => hectares,
-            percent: f64 = "t.percent" => plain,
-            yield_kg_ha: Option<f64> = "t.yield_kg_ha" => plain,
-            humidity_percent: Option<f64> = "t.humidity_percent" => plain,
-            active: bool = "t.active" => plain,
-            created_at: i64 = "t.created_at" => at,
-            modified_at: i64 = "t.updated_at" => at,
-            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
-        }
-    }
+    PlantingProgress = ProgressReports, "planting_progress" where "t.kind = 'planting'"
 }
 
-resource! {
+slice_of! {
     /// `GET /api/v3/third_party/harvest_progress[/{id}]`.
-    HarvestProgress, HarvestProgressRow => wire::field::Progress {
-        name: "harvest_progress",
-        from: "progress t",
-        scoping: Society,
-        condition: "t.kind = 'harvest'",
-        audit: standard,
-        fields {
-            kind: String = "t.kind" => plain,
-            campaign_id: i64 = "t.campaign_id" => plain,
-            plot_id: i64 = "t.plot_id" => plain,
-            date: i64 = "t.date" => at,
-            area_done: f64 = "t.area_done" => hectares,
-            percent: f64 = "t.percent" => plain,
-            yield_kg_ha: Option<f64> = "t.yield_kg_ha" => plain,
-            humidity_percent: Option<f64> = "t.humidity_percent" => plain,
-            active: bool = "t.active" => plain,
-            created_at: i64 = "t.created_at" => at,
-            modified_at: i64 = "t.updated_at" => at,
-            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
-        }
-    }
+    HarvestProgress = ProgressReports, "harvest_progress" where "t.kind = 'harvest'"
 }
 
 resource! {
@@ -227,56 +187,14 @@ resource! {
     }
 }
 
-resource! {
+slice_of! {
     /// `GET /api/v3/third_party/planting_control[/{id}]`.
-    PlantingControls, PlantingControlRow => wire::field::FieldControl {
-        name: "planting_control",
-        from: "field_controls t",
-        scoping: Society,
-        condition: "t.kind = 'planting'",
-        audit: standard,
-        fields {
-            kind: String = "t.kind" => plain,
-            campaign_id: i64 = "t.campaign_id" => plain,
-            plot_id: i64 = "t.plot_id" => plain,
-            date: i64 = "t.date" => at,
-            formulated_id: Option<i64> = "t.formulated_id" => plain,
-            unit_id: i64 = "t.unit_id" => plain,
-            target_value: f64 = "t.target_value" => plain,
-            measured_value: f64 = "t.measured_value" => plain,
-            observations: Option<String> = "t.observations" => plain,
-            active: bool = "t.active" => plain,
-            created_at: i64 = "t.created_at" => at,
-            modified_at: i64 = "t.updated_at" => at,
-            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
-        }
-    }
+    PlantingControls = FertilizationControls, "planting_control" where "t.kind = 'planting'"
 }
 
-resource! {
+slice_of! {
     /// `GET /api/v3/third_party/plant_stand_control[/{id}]`.
-    PlantStandControls, PlantStandControlRow => wire::field::FieldControl {
-        name: "plant_stand_control",
-        from: "field_controls t",
-        scoping: Society,
-        condition: "t.kind = 'plant_stand'",
-        audit: standard,
-        fields {
-            kind: String = "t.kind" => plain,
-            campaign_id: i64 = "t.campaign_id" => plain,
-            plot_id: i64 = "t.plot_id" => plain,
-            date: i64 = "t.date" => at,
-            formulated_id: Option<i64> = "t.formulated_id" => plain,
-            unit_id: i64 = "t.unit_id" => plain,
-            target_value: f64 = "t.target_value" => plain,
-            measured_value: f64 = "t.measured_value" => plain,
-            observations: Option<String> = "t.observations" => plain,
-            active: bool = "t.active" => plain,
-            created_at: i64 = "t.created_at" => at,
-            modified_at: i64 = "t.updated_at" => at,
-            deleted_at: Option<i64> = "t.deleted_at" => at_opt,
-        }
-    }
+    PlantStandControls = FertilizationControls, "plant_stand_control" where "t.kind = 'plant_stand'"
 }
 
 resource! {
