@@ -489,17 +489,6 @@ impl Store {
         });
         Ok(found.is_some())
     }
-
-    /// The society's current `syncCheck`.
-    pub async fn sync_check(&self, scope: &Scope) -> Result<String, StoreError> {
-        let version: i64 = with_reader!(&self.db, pool => {
-            sqlx::query_scalar("SELECT data_version FROM societies WHERE id = $1")
-                .bind(scope.society_id())
-                .fetch_one(pool)
-                .await?
-        });
-        Ok(sync_check(scope.society_id(), version))
-    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use domain::jobs::{check_area, check_objective_yield, JobStatus, RowRefusal, CAM
 use serde_json::{json, Value};
 use wire::jobs::{CampaignImportRow, ObjectiveYieldRow};
 
-use crate::db::{with_reader, with_writer, Dialect};
+use crate::db::{with_writer, Dialect};
 use crate::{now_millis, touch_society, Scope, Store, StoreError};
 
 /// Claims of a job after which it is given up as failed.
@@ -294,12 +294,5 @@ impl Store {
             tx.commit().await?;
             Ok(if finished { Progress::Finished } else { Progress::More })
         })
-    }
-
-    /// How many jobs are waiting or running, for tests and operators.
-    pub async fn unfinished_jobs(&self) -> Result<i64, StoreError> {
-        Ok(with_reader!(&self.db, pool => {
-            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('pending', 'running')").fetch_one(pool).await?
-        }))
     }
 }
