@@ -10,10 +10,13 @@
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`worker`]: the background worker that runs jobs from the database.
+//! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
 //!   language for every failure, ours or the framework's.
 
+pub mod conditional;
 pub mod config;
+pub mod durable;
 pub mod envelope;
 pub mod error;
 pub mod extract;
@@ -102,7 +105,8 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             envelope::require_system_id,
-        ));
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), durable::durable_writes));
     Ok(Router::new()
         .merge(open)
         .merge(api)

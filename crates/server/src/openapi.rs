@@ -124,8 +124,23 @@ pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::op
             &format!("Only records whose `{flag}` flag is this value."),
         ));
     }
+    parameters.push(
+        ParameterBuilder::new()
+            .name(IF_NONE_MATCH)
+            .parameter_in(ParameterIn::Header)
+            .required(Required::False)
+            .description(Some(
+                "The `ETag` of a copy of this page the client already has: 304, without a body, while it is current.",
+            ))
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
+            .example(Some(json!("W/\"5d41402abc4b2a76b9719d91\"")))
+            .build(),
+    );
     parameters
 }
+
+/// The conditional-request header of lists.
+const IF_NONE_MATCH: &str = "If-None-Match";
 
 /// The `{name}` path parameter of a detail.
 pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
@@ -187,6 +202,7 @@ pub struct OperationDoc<'a> {
 /// Builds an operation: its success answer (of `media` type), and the error envelope for every failure.
 pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Operation {
     let json = |schema: RefOr<Schema>| ContentBuilder::new().schema(Some(schema)).build();
+    let conditional = doc.parameters.iter().any(|parameter| parameter.name == IF_NONE_MATCH);
     let mut builder = OperationBuilder::new()
         .operation_id(Some(doc.id))
         .summary(Some(doc.summary))
@@ -204,6 +220,15 @@ pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Op
                 .description("An error, in the error envelope: its `code` is the HTTP status.")
                 .content("application/json", json(error)),
         );
+    if conditional {
+        builder = builder.response(
+            "304",
+            ResponseBuilder::new().description(
+                "Not modified: the page is as the `ETag` in `If-None-Match` names it. Every list answer carries its \
+                 `ETag`, which changes only when the society's data does.",
+            ),
+        );
+    }
     if let Some((schema, example)) = doc.body {
         let mut content = ContentBuilder::new().schema(Some(schema));
         if let Some(example) = example {

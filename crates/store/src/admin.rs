@@ -4,9 +4,9 @@
 use thiserror::Error;
 
 use crate::auth::{digest, hash_password, new_secret};
-use crate::db::{with_reader, with_writer};
+use crate::db::{with_reader, with_writer, BeginWrite};
 use crate::render::is_known_time_zone;
-use crate::{now_millis, touch_society, Scope, Store, StoreError};
+use crate::{now_millis, Scope, Store, StoreError};
 
 /// Operator access to a store; see [`Store::admin`].
 #[derive(Debug)]
@@ -216,7 +216,7 @@ impl Admin<'_> {
         }
         let now = now_millis();
         let id: i64 = with_writer!(&self.store.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
                  phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
@@ -232,7 +232,6 @@ impl Admin<'_> {
             .bind(now)
             .fetch_one(&mut *tx)
             .await?;
-            touch_society!(tx, society_id);
             tx.commit().await?;
             id
         });
@@ -244,7 +243,7 @@ impl Admin<'_> {
         let email = email.trim().to_lowercase();
         let now = now_millis();
         let outcome: Option<u64> = with_writer!(&self.store.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let user: Option<(i64, i64)> = sqlx::query_as("SELECT id, society_id FROM users WHERE email = $1")
                 .bind(&email)
                 .fetch_optional(&mut *tx)

@@ -16,7 +16,7 @@ use rand::rngs::OsRng;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer};
+use crate::db::{with_reader, with_writer, BeginWrite};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// The role an account needs to use the API.
@@ -309,7 +309,8 @@ impl Store {
         let account: Option<Account> = with_reader!(&self.db, pool => {
             sqlx::query_as(
                 "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone, \
-                 s.data_version \
+                 (SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM table_versions v WHERE v.society_id = s.id) \
+                 AS data_version \
                  FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
             )
             .bind(&email)
@@ -329,7 +330,7 @@ impl Store {
             Some(account) if verified => account,
             _ => {
                 with_writer!(&self.db, pool => {
-                    let mut tx = pool.begin().await?;
+                    let mut tx = pool.begin_write().await?;
                     sqlx::query("DELETE FROM login_failures WHERE failed_at < $1").bind(window_start).execute(&mut *tx).await?;
                     for subject in &subjects {
                         sqlx::query("INSERT INTO login_failures (subject, failed_at) VALUES ($1, $2)")
@@ -348,7 +349,7 @@ impl Store {
         }
         let family = new_secret(account.society_id);
         let (access, refresh, expires_at) = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query("DELETE FROM login_failures WHERE subject = $1").bind(&subjects[0]).execute(&mut *tx).await?;
             let pair = issue_pair!(tx, config, account.society_id, account.id, &family);
             tx.commit().await?;
@@ -378,7 +379,7 @@ impl Store {
         let now = now_millis();
         let hash = digest(refresh_token);
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let row: Option<RefreshRow> = sqlx::query_as(
                 "SELECT id, user_id, family, expires_at, used_at, revoked_at FROM auth_tokens \
                  WHERE society_id = $1 AND token_hash = $2 AND kind = 'refresh'",
@@ -403,7 +404,9 @@ impl Store {
                 return Ok(Err(Refusal::BadCredentials));
             }
             let society: SocietyRow = sqlx::query_as(
-                "SELECT s.legal_name, s.country, s.time_zone, s.data_version, u.roles, u.active FROM societies s \
+                "SELECT s.legal_name, s.country, s.time_zone, \
+                 (SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM table_versions v WHERE v.society_id = s.id) \
+                 AS data_version, u.roles, u.active FROM societies s \
                  JOIN users u ON u.society_id = s.id WHERE s.id = $1 AND u.id = $2",
             )
             .bind(society_id)

@@ -3,11 +3,13 @@
 //! placeholders, `RETURNING`, `ON CONFLICT`); the macros monomorphise them per driver.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
+use crate::durability::WalSync;
 use crate::StoreError;
 
 /// Pool sizes and time-outs.
@@ -33,7 +35,12 @@ impl Default for PoolOptions {
 pub(crate) enum Db {
     /// SQLite allows one writer at a time, so writes go through a one-connection pool of their own: writers queue
     /// in the pool instead of failing with `SQLITE_BUSY`, and readers never wait for them (WAL).
-    Sqlite { read: SqlitePool, write: SqlitePool },
+    /// Answers to writes wait for [`WalSync`], which makes their commits durable in groups.
+    Sqlite {
+        read: SqlitePool,
+        write: SqlitePool,
+        wal: Arc<WalSync>,
+    },
     /// PostgreSQL handles concurrent writers itself.
     Postgres(PgPool),
 }
@@ -74,6 +81,35 @@ macro_rules! bind_args {
 }
 
 pub(crate) use {bind_args, with_reader, with_writer};
+
+/// Starts write transactions. On SQLite it is `BEGIN IMMEDIATE`, which takes the write lock at once: a transaction
+/// that reads before it writes then waits out another process's writer (the busy timeout) instead of failing with
+/// `SQLITE_BUSY` when it upgrades from reading to writing.
+pub(crate) trait BeginWrite {
+    /// The backend.
+    type Database: sqlx::Database;
+
+    /// Begins a transaction that will write.
+    fn begin_write(
+        &self,
+    ) -> impl std::future::Future<Output = Result<sqlx::Transaction<'static, Self::Database>, sqlx::Error>> + Send;
+}
+
+impl BeginWrite for SqlitePool {
+    type Database = sqlx::Sqlite;
+
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Database = sqlx::Postgres;
+
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        self.begin().await
+    }
+}
 
 /// A value bound to a dynamically built query.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +152,7 @@ impl Db {
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
+            let wal = Arc::new(WalSync::new(connect.get_filename().to_path_buf()));
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
@@ -126,7 +163,7 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.read_only(true))
                 .await?;
-            Ok(Db::Sqlite { read, write })
+            Ok(Db::Sqlite { read, write, wal })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(options.max_connections)

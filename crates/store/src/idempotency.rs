@@ -3,7 +3,7 @@
 //! the society and kept for [`KEY_LIFETIME_MS`]. The state is in the database, so a retry that reaches another
 //! server process is recognised too.
 
-use crate::db::{with_reader, with_writer};
+use crate::db::{with_reader, with_writer, BeginWrite};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// How long a key is remembered: 24 hours.
@@ -50,7 +50,7 @@ impl Store {
         let now = now_millis();
         let society_id = scope.society_id();
         let inserted = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query("DELETE FROM idempotency_keys WHERE society_id = $1 AND idempotency_key = $2 AND expires_at <= $3")
                 .bind(society_id)
                 .bind(key)

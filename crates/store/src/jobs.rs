@@ -12,8 +12,8 @@ use domain::jobs::{check_area, check_objective_yield, JobStatus, RowRefusal, CAM
 use serde_json::{json, Value};
 use wire::jobs::{CampaignImportRow, ObjectiveYieldRow};
 
-use crate::db::{with_writer, Dialect};
-use crate::{now_millis, touch_society, Scope, Store, StoreError};
+use crate::db::{with_writer, BeginWrite, Dialect};
+use crate::{now_millis, Scope, Store, StoreError};
 
 /// Claims of a job after which it is given up as failed.
 pub const MAX_ATTEMPTS: i64 = 5;
@@ -97,7 +97,7 @@ impl Store {
         };
         let claimable = "(status = 'pending' OR (status = 'running' AND locked_until < $3))";
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query(&format!(
                 "UPDATE jobs SET status = 'failed', error = $1, finished_at = $3, updated_at = $3, locked_by = NULL \
                  WHERE {claimable} AND attempts >= $2"
@@ -134,7 +134,7 @@ impl Store {
     ) -> Result<Progress, StoreError> {
         let now = now_millis();
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let state: Option<JobState> = sqlx::query_as(
                 "SELECT input, total_items, processed_items, failed_items, result, locked_by FROM jobs \
                  WHERE society_id = $1 AND id = $2 AND status = 'running'",
@@ -153,7 +153,6 @@ impl Store {
             let mut result: Value = state.result.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or_else(|| {
                 if job.kind == CAMPAIGN_IMPORT { json!({ "created": [], "refused": [] }) } else { json!({ "updated": 0, "refused": [] }) }
             });
-            let mut applied = 0_i64;
             let mut failed = 0_i64;
             for (index, raw) in rows.iter().enumerate().take(end).skip(start) {
                 let row_number = index + 1;
@@ -252,7 +251,6 @@ impl Store {
                 };
                 match outcome {
                     Ok(done) => {
-                        applied += 1;
                         if job.kind == CAMPAIGN_IMPORT {
                             if let Some(created) = result["created"].as_array_mut() {
                                 created.push(done);
@@ -288,9 +286,6 @@ impl Store {
             .bind((!finished).then_some(worker))
             .execute(&mut *tx)
             .await?;
-            if applied > 0 {
-                touch_society!(tx, job.society_id);
-            }
             tx.commit().await?;
             Ok(if finished { Progress::Finished } else { Progress::More })
         })

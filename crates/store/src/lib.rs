@@ -18,20 +18,24 @@
 pub mod admin;
 pub mod auth;
 pub mod db;
+pub mod durability;
 pub mod idempotency;
 pub mod jobs;
 pub mod list;
 mod migrate;
 pub mod mirror;
+pub mod pages;
 pub mod render;
 pub mod resources;
 pub mod seed;
+
+use std::sync::Arc;
 
 use chrono_tz::Tz;
 use thiserror::Error;
 
 pub use db::{Dialect, PoolOptions};
-pub use list::{ListSpec, Resource, Scoping};
+pub use list::{ListSpec, Resource, Scoping, Snapshot};
 pub use render::Render;
 
 use db::{with_writer, Db};
@@ -48,6 +52,9 @@ pub enum StoreError {
     /// The configuration is unusable.
     #[error("{0}")]
     Config(String),
+    /// Committed writes could not be made durable (the disk failed to sync).
+    #[error("syncing the database to disk failed: {0}")]
+    Durability(String),
     /// Hashing a secret failed.
     #[error("password hashing failed: {0}")]
     Hashing(String),
@@ -74,6 +81,8 @@ pub struct StoreConfig {
     pub pool: PoolOptions,
     /// Token lifetimes and login throttling.
     pub auth: auth::AuthConfig,
+    /// What the page indexes of lists may hold.
+    pub pages: pages::PagesConfig,
 }
 
 /// The database of the integration API.
@@ -81,6 +90,10 @@ pub struct StoreConfig {
 pub struct Store {
     db: Db,
     config: StoreConfig,
+    /// Page indexes of lists, shared by every clone of the store in the process.
+    pages: Arc<pages::PageIndexes>,
+    /// The database's identity (latest migration and when the schema was made), read once.
+    instance: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
 
 /// The society a request acts for. Obtained only by authenticating, so every tenant query is scoped.
@@ -120,7 +133,12 @@ impl Store {
     /// Connects to `url` (`sqlite://path` or `postgres://…`); does not migrate.
     pub async fn connect(url: &str, config: StoreConfig) -> Result<Self, StoreError> {
         let db = Db::connect(url, &config.pool).await?;
-        Ok(Self { db, config })
+        Ok(Self {
+            db,
+            pages: Arc::new(pages::PageIndexes::new(config.pages)),
+            config,
+            instance: Arc::default(),
+        })
     }
 
     /// Applies pending migrations; returns how many were applied.
@@ -141,6 +159,18 @@ impl Store {
         Ok(())
     }
 
+    /// Returns once every write committed before the call is on disk. Answers to writes wait for it: PostgreSQL's
+    /// commits already are durable; SQLite's are made so in groups (see [`durability`]).
+    pub async fn durable(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Db::Sqlite { wal, .. } => wal
+                .sync()
+                .await
+                .map_err(|error| StoreError::Durability(error.to_string())),
+            Db::Postgres(_) => Ok(()),
+        }
+    }
+
     /// Closes the store's pools, waiting for connections in use.
     pub async fn close(&self) {
         with_writer!(&self.db, pool => pool.close().await);
@@ -152,14 +182,3 @@ impl Store {
         admin::Admin { store: self }
     }
 }
-
-/// Marks a society's data as changed inside a write transaction, so its `syncCheck` changes.
-macro_rules! touch_society {
-    ($tx:expr, $society_id:expr) => {
-        sqlx::query("UPDATE societies SET data_version = data_version + 1 WHERE id = $1")
-            .bind($society_id)
-            .execute(&mut *$tx)
-            .await?
-    };
-}
-pub(crate) use touch_society;

@@ -4,7 +4,10 @@
 //! and a rendering into its wire shape; [`Store::list`] and [`Store::find`] serve every such declaration with the
 //! same envelope, paging, audit filters and society scope.
 
+use std::sync::Arc;
+
 use domain::{AuditFilters, NextPagePolicy, PageError, PageRequest, PageWindow};
+use futures_util::TryStreamExt;
 use serde::Serialize;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
@@ -13,6 +16,7 @@ use thiserror::Error;
 use wire::Page;
 
 use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
 /// Whose rows a resource holds.
@@ -56,6 +60,13 @@ pub struct ListSpec {
     pub deleted: Option<&'static str>,
     /// Column filtered by `active`.
     pub active: Option<&'static str>,
+}
+
+impl ListSpec {
+    /// The main table: the first word of [`ListSpec::from`], which every declaration starts with `<table> t`.
+    pub fn table(&self) -> &'static str {
+        self.from.split_whitespace().next().unwrap_or(self.from)
+    }
 }
 
 /// A readable resource: its declaration, its row and its wire shape.
@@ -139,23 +150,92 @@ fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters, flags: &[
     sql
 }
 
+/// What a society's data looked like when a request began: the version of each of its tables (kept by triggers in
+/// `table_versions`), and the database's identity. Lists page with it and name their ETag after it.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    instance: Arc<str>,
+    society_id: i64,
+    versions: Vec<(String, i64)>,
+}
+
+impl Snapshot {
+    /// The version of `table` for the society; 0 before its first change.
+    fn version_of(&self, table: &str) -> i64 {
+        self.versions
+            .iter()
+            .find(|(name, _)| name == table)
+            .map_or(0, |(_, version)| *version)
+    }
+
+    /// What a list of a resource scoped as `scoping` depends on, as an opaque string: it changes whenever a row the
+    /// list could show changes, and never otherwise (not with the caller's token, nor with a login).
+    pub fn basis(&self, scoping: Scoping) -> String {
+        let society_data: i64 = self.versions.iter().map(|(_, version)| version).sum();
+        match scoping {
+            // A society's records may join any of its tables, so any change of the society's counts.
+            Scoping::Society => format!("{}:{}:{society_data}", self.instance, self.society_id),
+            // Catalogues change only with the schema, which the instance names; the society decides the country
+            // and the time zone of the rendering.
+            Scoping::Global | Scoping::Country => format!("{}:{}", self.instance, self.society_id),
+        }
+    }
+}
+
 impl Store {
+    /// The versions of the caller's society's tables, now: one indexed read.
+    pub async fn snapshot(&self, scope: &Scope) -> Result<Snapshot, StoreError> {
+        let instance = self
+            .instance
+            .get_or_try_init(|| async {
+                let (version, applied_at): (Option<i64>, Option<i64>) = with_reader!(&self.db, pool => {
+                    sqlx::query_as("SELECT MAX(version), MIN(applied_at) FROM schema_migrations")
+                        .fetch_one(pool)
+                        .await?
+                });
+                Ok::<_, StoreError>(Arc::from(format!(
+                    "{}.{}",
+                    version.unwrap_or_default(),
+                    applied_at.unwrap_or_default()
+                )))
+            })
+            .await?;
+        let versions: Vec<(String, i64)> = with_reader!(&self.db, pool => {
+            sqlx::query_as(
+                "SELECT table_name, CAST(SUM(version) AS BIGINT) FROM table_versions WHERE society_id = $1 \
+                 GROUP BY table_name",
+            )
+                .bind(scope.society_id())
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(Snapshot {
+            instance: Arc::clone(instance),
+            society_id: scope.society_id(),
+            versions,
+        })
+    }
+
     /// One page of resource `R` for the caller's society, filtered and ordered by id.
     pub async fn list<R: Resource>(
         &self,
         scope: &Scope,
+        snapshot: &Snapshot,
         filters: &AuditFilters,
         page: PageRequest,
         policy: NextPagePolicy,
     ) -> Result<Page<R::Item>, ListError> {
-        self.list_flagged::<R>(scope, filters, &[], page, policy).await
+        self.list_flagged::<R>(scope, snapshot, filters, &[], page, policy)
+            .await
     }
 
-    /// [`Store::list`], also filtered by boolean columns.
-    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    /// [`Store::list`], also filtered by boolean columns. The page is read by the ids, or the id range, its list's page
+    /// index gives, so page 1,500 costs what page 1 costs, and the totals come from the index, not a count.
+    #[tracing::instrument(skip(self, scope, snapshot), fields(resource = R::SPEC.name, society = scope.society_id()))]
     pub async fn list_flagged<R: Resource>(
         &self,
         scope: &Scope,
+        snapshot: &Snapshot,
         filters: &AuditFilters,
         flags: &[FlagFilter],
         page: PageRequest,
@@ -163,26 +243,42 @@ impl Store {
     ) -> Result<Page<R::Item>, ListError> {
         let spec = R::SPEC;
         let filter = list_filter(&spec, scope, filters, flags);
-        let count_sql = format!("SELECT COUNT(*) FROM {}{}", spec.from, filter.text);
-        let total: i64 = with_reader!(&self.db, pool => {
-            bind_args!(sqlx::query_scalar::<_, i64>(&count_sql), &filter.args)
-                .fetch_one(pool)
-                .await
-                .map_err(StoreError::from)?
-        });
-        let window = PageWindow::new(page, u64::try_from(total).unwrap_or_default(), policy)?;
-        let mut select = Sql {
-            text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
-            ..filter
+        let index = self.page_index(&spec, scope, snapshot, &filter, page.size).await?;
+        let window = PageWindow::new(page, index.total, policy)?;
+        let rows: Vec<R::Row> = match index.page(page.page, page.size) {
+            None => Vec::new(),
+            Some(rows) => {
+                let mut select = Sql {
+                    text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
+                    ..filter
+                };
+                match rows {
+                    PageRows::Ids(ids) => {
+                        select.push(" AND t.id IN (");
+                        for (n, id) in ids.into_iter().enumerate() {
+                            if n > 0 {
+                                select.push(", ");
+                            }
+                            select.arg(Arg::Int(id));
+                        }
+                        select.push(")");
+                    }
+                    PageRows::Range { from, until } => {
+                        select.push(" AND t.id >= ").arg(Arg::Int(from));
+                        if let Some(until) = until {
+                            select.push(" AND t.id < ").arg(Arg::Int(until));
+                        }
+                    }
+                }
+                select.push(" ORDER BY t.id LIMIT ").arg(Arg::Int(to_i64(page.size)));
+                with_reader!(&self.db, pool => {
+                    bind_args!(sqlx::query_as::<_, R::Row>(&select.text), &select.args)
+                        .fetch_all(pool)
+                        .await
+                        .map_err(StoreError::from)?
+                })
+            }
         };
-        select.push(" ORDER BY t.id LIMIT ").arg(Arg::Int(to_i64(page.size)));
-        select.push(" OFFSET ").arg(Arg::Int(to_i64(page.offset())));
-        let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
-            bind_args!(sqlx::query_as::<_, R::Row>(&select.text), &select.args)
-                .fetch_all(pool)
-                .await
-                .map_err(StoreError::from)?
-        });
         let render = scope.render();
         Ok(Page {
             items: rows.into_iter().map(|row| R::render(row, &render)).collect(),
@@ -191,6 +287,43 @@ impl Store {
             total_pages: window.total_pages,
             total_items: window.total_items,
         })
+    }
+
+    /// The page index of one list: from the cache while the list's table keeps the version `snapshot` saw, else
+    /// built by one pass over its ids. Catalogues have no version and are small, so theirs is built every time.
+    async fn page_index(
+        &self,
+        spec: &ListSpec,
+        scope: &Scope,
+        snapshot: &Snapshot,
+        filter: &Sql,
+        size: u64,
+    ) -> Result<Arc<PageIndex>, StoreError> {
+        let version = (spec.scoping == Scoping::Society).then(|| snapshot.version_of(spec.table()));
+        let key = format!(
+            "{}|{}|{}|{:?}|{size}",
+            scope.society_id(),
+            spec.name,
+            filter.text,
+            filter.args
+        );
+        if let Some(index) = version.and_then(|version| self.pages.get(&key, version)) {
+            return Ok(index);
+        }
+        // The filter names only the main table's columns, so its ids alone decide the pages.
+        let ids_sql = format!("SELECT t.id FROM {} t{} ORDER BY t.id", spec.table(), filter.text);
+        let index = with_reader!(&self.db, pool => {
+            let mut ids = bind_args!(sqlx::query_scalar::<_, i64>(&ids_sql), &filter.args).fetch(pool);
+            let mut builder = self.pages.builder(size);
+            while let Some(id) = ids.try_next().await? {
+                builder.push(id);
+            }
+            Arc::new(builder.finish())
+        });
+        if let Some(version) = version {
+            self.pages.put(key, version, Arc::clone(&index));
+        }
+        Ok(index)
     }
 
     /// One record of resource `R` by id, logically deleted ones included; `None` when it does not exist or belongs

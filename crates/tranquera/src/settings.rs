@@ -10,6 +10,7 @@ use domain::NextPagePolicy;
 use server::worker::JobsConfig;
 use server::ServerConfig;
 use store::auth::AuthConfig;
+use store::pages::PagesConfig;
 use store::{PoolOptions, Store, StoreConfig};
 
 /// Any error a subcommand reports.
@@ -105,6 +106,7 @@ pub async fn connect(database: &DatabaseArgs, auth: Option<&AuthArgs>) -> Result
             acquire_timeout: Duration::from_secs(database.db_acquire_timeout),
         },
         auth: auth_config,
+        pages: PagesConfig::default(),
     };
     Ok(Store::connect(&database.url, config).await?)
 }

@@ -61,6 +61,7 @@ async fn sandbox(tag: &str) -> Sandbox {
             },
             ..AuthConfig::default()
         },
+        ..StoreConfig::default()
     };
     let store = Store::connect(&url, config).await.expect("connect");
     store.migrate().await.expect("migrate");

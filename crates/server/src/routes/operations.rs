@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
-use axum::Json;
+use axum::response::Response;
 use domain::filters::parse_active;
 use domain::Generation;
 use domain::PageError;
@@ -18,10 +18,11 @@ use store::resources::operations::{
     Applicators, Contractors, LabourTypeAttributes, LabourTypes, Machines, VoucherTypes, Warehouses,
     WorkOrderStateFilter,
 };
+use store::Scoping;
 use wire::operations::{Applicator, WorkOrder};
-use wire::Page;
 
 use super::table::{list_parameters, ApiTable, Custom};
+use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{Caller, ListQuery, V3};
 use crate::i18n::Msg;
@@ -76,12 +77,18 @@ async fn applicators(
     State(state): State<AppState>,
     caller: Caller,
     query: ListQuery<V3>,
-) -> Result<Json<Page<Applicator>>, ApiError> {
-    let page = state
-        .store
-        .list::<Applicators>(&caller.scope, &query.filters, query.page, state.config.next_page)
-        .await
-        .map_err(|error| match error {
+    conditional: Conditional,
+) -> Result<Response, ApiError> {
+    let snapshot = state.store.snapshot(&caller.scope).await?;
+    let page = state.store.list::<Applicators>(
+        &caller.scope,
+        &snapshot,
+        &query.filters,
+        query.page,
+        state.config.next_page,
+    );
+    let page = async {
+        page.await.map_err(|error| match error {
             ListError::Page(PageError::PastLastPage { requested, last }) => ApiError::new(
                 StatusCode::NOT_FOUND,
                 Msg::PageBeyondMaximum {
@@ -91,8 +98,9 @@ async fn applicators(
             )
             .with_code(0),
             other => other.into(),
-        })?;
-    Ok(Json(page))
+        })
+    };
+    conditional.answer(&snapshot.basis(Scoping::Society), page).await
 }
 
 /// `GET /api/v3/third_party/work_orders`: full orders, filtered by audit filters, `active` and state flags.
@@ -101,18 +109,20 @@ async fn work_orders(
     caller: Caller,
     query: ListQuery<V3>,
     StateQuery(states): StateQuery,
-) -> Result<Json<Page<WorkOrder>>, ApiError> {
-    let page = state
-        .store
-        .list_work_orders(
-            &caller.scope,
-            &query.filters,
-            states,
-            query.page,
-            state.config.next_page,
-        )
-        .await?;
-    Ok(Json(page))
+    conditional: Conditional,
+) -> Result<Response, ApiError> {
+    let snapshot = state.store.snapshot(&caller.scope).await?;
+    let page = state.store.list_work_orders(
+        &caller.scope,
+        &snapshot,
+        &query.filters,
+        states,
+        query.page,
+        state.config.next_page,
+    );
+    conditional
+        .answer(&snapshot.basis(Scoping::Society), async { Ok(page.await?) })
+        .await
 }
 
 /// The work-order list's `pending`, `executed` and `confirmed` filters, each spelled like `active`.

@@ -3,29 +3,36 @@
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use store::resources::Deletable;
 use store::Resource;
-use wire::Page;
 
+use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{parse_id, Caller, Gen, ListQuery};
 use crate::AppState;
 
-/// `GET <list path>`: one page of `R`, filtered as generation `G` names its filters.
+/// `GET <list path>`: one page of `R`, filtered as generation `G` names its filters; 304 when the client's copy is
+/// current.
 pub async fn list<R: Resource, G: Gen>(
     State(state): State<AppState>,
     caller: Caller,
     query: ListQuery<G>,
-) -> Result<Json<Page<R::Item>>, ApiError> {
-    Ok(Json(
-        state
-            .store
-            .list::<R>(&caller.scope, &query.filters, query.page, state.config.next_page)
-            .await?,
-    ))
+    conditional: Conditional,
+) -> Result<Response, ApiError> {
+    let snapshot = state.store.snapshot(&caller.scope).await?;
+    let page = state.store.list::<R>(
+        &caller.scope,
+        &snapshot,
+        &query.filters,
+        query.page,
+        state.config.next_page,
+    );
+    conditional
+        .answer(&snapshot.basis(R::SPEC.scoping), async { Ok(page.await?) })
+        .await
 }
 
 /// `GET <list path>/{id}`: one record of `R`, 404 when the caller's society has none with that id.

@@ -7,6 +7,7 @@ use serde_json::Value;
 use server::{Application, ServerConfig};
 use sqlx::Connection;
 use store::auth::{AuthConfig, PasswordCost};
+use store::pages::PagesConfig;
 use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 
@@ -64,6 +65,7 @@ impl Default for Setup {
                 },
                 ..AuthConfig::default()
             },
+            pages: PagesConfig::default(),
         };
         Self {
             server,

@@ -15,6 +15,7 @@ mod isolation;
 mod jobs;
 mod openapi;
 mod operations;
+mod paging;
 mod pipeline;
 mod planning;
 mod plots;

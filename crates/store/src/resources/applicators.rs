@@ -3,9 +3,9 @@
 use wire::applicators::ApplicatorWrite;
 
 use super::{Deletable, Dependant, Refusal};
-use crate::db::with_writer;
+use crate::db::{with_writer, BeginWrite};
 use crate::resources::operations::Applicators;
-use crate::{now_millis, touch_society, Scope, Store, StoreError};
+use crate::{now_millis, Scope, Store, StoreError};
 
 impl Deletable for Applicators {
     const TABLE: &'static str = "applicators";
@@ -33,7 +33,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let written: Result<i64, Refusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let mut refusal = None;
             for machine in &body.machines {
                 let found: Option<i64> = sqlx::query_scalar(
@@ -101,7 +101,6 @@ impl Store {
                         .execute(&mut *tx)
                         .await?;
                 }
-                touch_society!(tx, society_id);
                 tx.commit().await?;
             }
             target

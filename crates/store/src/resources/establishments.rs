@@ -3,8 +3,8 @@
 use wire::establishments::{Establishment, NewEstablishment};
 
 use super::{Deletable, Dependant, Refusal};
-use crate::db::with_writer;
-use crate::{now_millis, touch_society, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
+use crate::db::{with_writer, BeginWrite};
+use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 /// One establishment row.
 #[derive(Debug, sqlx::FromRow)]
@@ -69,7 +69,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let row: Option<EstablishmentRow> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let farmer: Option<i64> = sqlx::query_scalar(
                 "SELECT id FROM farmers WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
             )
@@ -92,7 +92,6 @@ impl Store {
                 .bind(now)
                 .fetch_one(&mut *tx)
                 .await?;
-                touch_society!(tx, society_id);
                 tx.commit().await?;
                 Some(row)
             }

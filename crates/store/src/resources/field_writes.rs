@@ -11,8 +11,8 @@ use wire::field::{NewDevice, NewDeviceEvent, NewSilobagCampaign};
 
 use super::field::{DeviceEvents, Devices, SilobagCampaigns};
 use super::Refusal;
-use crate::db::{bind_args, with_writer, Arg, Sql};
-use crate::{now_millis, touch_society, Scope, Store, StoreError};
+use crate::db::{bind_args, with_writer, Arg, BeginWrite, Sql};
+use crate::{now_millis, Scope, Store, StoreError};
 
 /// Most readings one device-events request may carry.
 pub const MAX_DEVICE_EVENTS: usize = 10_000;
@@ -185,7 +185,7 @@ impl Store {
         let now = now_millis();
         let observations = new.observations.as_deref().map(str::trim).unwrap_or_default();
         let created: Result<i64, FieldRefusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let silobag: Option<i64> =
                 sqlx::query_scalar("SELECT id FROM silobags WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL")
                     .bind(society_id)
@@ -218,7 +218,6 @@ impl Store {
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
-                    touch_society!(tx, society_id);
                     tx.commit().await?;
                     Ok(id)
                 }
@@ -248,7 +247,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let created: Result<i64, FieldRefusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let mut outcome: Result<Option<i64>, FieldRefusal> = Ok(new.establishment_id);
             if let Some(establishment_id) = new.establishment_id {
                 let found: Option<i64> = sqlx::query_scalar(
@@ -299,7 +298,6 @@ impl Store {
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
-                    touch_society!(tx, society_id);
                     tx.commit().await?;
                     Ok(id)
                 }
@@ -341,7 +339,7 @@ impl Store {
             .into_iter()
             .collect();
         let stored: Result<Vec<i64>, FieldRefusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let mut live_devices = HashSet::with_capacity(devices.len());
             for chunk in devices.chunks(CHECK_IDS) {
                 let sql = live_ids_query("devices", Some(society_id), chunk);
@@ -390,7 +388,6 @@ impl Store {
                     inserted.sort_unstable();
                     ids.extend(inserted);
                 }
-                touch_society!(tx, society_id);
                 tx.commit().await?;
                 Ok(ids)
             } else {

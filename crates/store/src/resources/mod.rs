@@ -10,8 +10,8 @@ pub mod planning;
 pub mod plots;
 pub mod work_orders;
 
-use crate::db::with_writer;
-use crate::{now_millis, touch_society, Resource, Scope, Store, StoreError};
+use crate::db::{with_writer, BeginWrite};
+use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// Records that would be left pointing at a deleted record.
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +45,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let outcome: Result<(), Refusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let current: Option<Option<i64>> =
                 sqlx::query_scalar(&format!("SELECT deleted_at FROM {} WHERE society_id = $1 AND id = $2", R::TABLE))
                     .bind(society_id)
@@ -83,7 +83,6 @@ impl Store {
                             .bind(now)
                             .execute(&mut *tx)
                             .await?;
-                            touch_society!(tx, society_id);
                             tx.commit().await?;
                             Ok(())
                         }

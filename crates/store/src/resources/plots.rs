@@ -3,8 +3,8 @@
 use wire::plots::NewPlot;
 
 use super::{Deletable, Dependant, Refusal};
-use crate::db::with_writer;
-use crate::{now_millis, resource, touch_society, Scope, Store, StoreError};
+use crate::db::{with_writer, BeginWrite};
+use crate::{now_millis, resource, Scope, Store, StoreError};
 
 resource! {
     /// `GET /api/v3/third_party/plots/{id}`, and the answer of plot writes.
@@ -55,7 +55,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let created: Option<i64> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let establishment: Option<i64> = sqlx::query_scalar(
                 "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
             )
@@ -80,7 +80,6 @@ impl Store {
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
-                    touch_society!(tx, society_id);
                     tx.commit().await?;
                     Some(id)
                 }

@@ -9,8 +9,36 @@ use std::collections::BTreeSet;
 
 use domain::work_orders::{check, Rule, StateFlags, Violation, WorkOrderCommand};
 
-use crate::db::{with_reader, with_writer, Dialect};
-use crate::{now_millis, touch_society, Scope, Store, StoreError};
+use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::{now_millis, Scope, Store, StoreError};
+
+/// The ids among `$ids` that `$table` has under `$condition` (whose placeholders `$fixed` binds), as a set: one
+/// query inside transaction `$tx`, none when there are no ids.
+macro_rules! existing {
+    ($tx:ident, $table:expr, $condition:expr, $fixed:expr, $ids:expr) => {{
+        let wanted: BTreeSet<i64> = $ids.collect();
+        if wanted.is_empty() {
+            BTreeSet::new()
+        } else {
+            let mut sql = Sql::default();
+            for arg in $fixed {
+                sql.args.push(arg);
+            }
+            sql.push(&format!("SELECT id FROM {} WHERE {} AND id IN (", $table, $condition));
+            for (n, id) in wanted.iter().enumerate() {
+                if n > 0 {
+                    sql.push(", ");
+                }
+                sql.arg(Arg::Int(*id));
+            }
+            sql.push(")");
+            let found: Vec<i64> = bind_args!(sqlx::query_scalar(&sql.text), &sql.args)
+                .fetch_all(&mut *$tx)
+                .await?;
+            found.into_iter().collect::<BTreeSet<i64>>()
+        }
+    }};
+}
 
 /// Why a work-order write was refused.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +99,7 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let state: Option<OrderState> = sqlx::query_as(
                 "SELECT updated_at, is_read_only, deleted_at FROM work_orders WHERE society_id = $1 AND id = $2",
             )
@@ -90,7 +118,6 @@ impl Store {
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;
-                    touch_society!(tx, society_id);
                     tx.commit().await?;
                     Ok(Ok(()))
                 }
@@ -120,7 +147,7 @@ impl Store {
             .map(str::trim)
             .filter(|id| !id.is_empty());
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             if let WriteMode::Replace { local_id, expected_version } = mode {
                 let state: Option<OrderState> = sqlx::query_as(&format!(
                     "SELECT updated_at, is_read_only, deleted_at FROM work_orders WHERE society_id = $1 AND id = $2{lock}"
@@ -164,23 +191,22 @@ impl Store {
                 let path = "header.extra_fields.voucher_type.local_id";
                 violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
             }
-            // Each distinct reference is checked once; every line that carries a missing one is reported.
-            let campaigns: BTreeSet<i64> = command.supplies.iter().map(|s| s.campaign_id)
-                .chain(command.labours.iter().map(|l| l.campaign_id)).collect();
+            // Each kind of reference is checked in one query for all its distinct ids; every line that carries a
+            // missing one is reported.
+            let society = Arg::Int(society_id);
+            let live = "deleted_at IS NULL AND society_id = $1";
+            let campaigns = existing!(tx, "campaigns", live, [society.clone()],
+                command.supplies.iter().map(|s| s.campaign_id).chain(command.labours.iter().map(|l| l.campaign_id)));
             let mut missing_campaigns = BTreeSet::new();
-            for id in campaigns {
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT id FROM campaigns WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                )
-                .bind(society_id).bind(id).fetch_optional(&mut *tx).await?;
-                if found.is_none() {
+            for line in command.supplies.iter().map(|s| s.campaign_id).chain(command.labours.iter().map(|l| l.campaign_id)) {
+                if !campaigns.contains(&line) && !missing_campaigns.iter().any(|(id, _, _)| *id == line) {
                     let species: Option<i64> = sqlx::query_scalar("SELECT id FROM species WHERE id = $1")
-                        .bind(id).fetch_optional(&mut *tx).await?;
+                        .bind(line).fetch_optional(&mut *tx).await?;
                     let cultivation: Option<i64> = sqlx::query_scalar(
                         "SELECT id FROM cultivations WHERE society_id = $1 AND id = $2",
                     )
-                    .bind(society_id).bind(id).fetch_optional(&mut *tx).await?;
-                    missing_campaigns.insert((id, species.is_some(), cultivation.is_some()));
+                    .bind(society_id).bind(line).fetch_optional(&mut *tx).await?;
+                    missing_campaigns.insert((line, species.is_some(), cultivation.is_some()));
                 }
             }
             for (kind, lines) in [
@@ -194,55 +220,48 @@ impl Store {
                     }
                 }
             }
+            let formulateds = existing!(tx, "formulateds", "deleted_at IS NULL AND country = $1",
+                [Arg::Text(country.clone())], command.supplies.iter().map(|s| s.formulated_id));
             for (index, supply) in command.supplies.iter().enumerate() {
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT id FROM formulateds WHERE id = $1 AND country = $2 AND deleted_at IS NULL",
-                )
-                .bind(supply.formulated_id).bind(&country).fetch_optional(&mut *tx).await?;
-                if found.is_none() {
+                if !formulateds.contains(&supply.formulated_id) {
                     let path = format!("supplies[{index}].formulated.local_id");
                     violations.push(Violation::new(path, Rule::Unknown(supply.formulated_id)));
                 }
             }
+            let labour_types = existing!(tx, "labour_types", "deleted_at IS NULL", [],
+                command.labours.iter().filter_map(|l| l.labour_type_id));
+            let contractors = existing!(tx, "contractors", live, [society.clone()],
+                command.labours.iter().flat_map(|l| l.contractor_ids.iter().copied()));
+            let machines = existing!(tx, "machines", live, [society.clone()],
+                command.labours.iter().flat_map(|l| l.machine_ids.iter().copied()));
+            let applicators = existing!(tx, "applicators", live, [society.clone()],
+                command.labours.iter().flat_map(|l| l.applicator_ids.iter().copied()));
             for (index, labour) in command.labours.iter().enumerate() {
-                if let Some(labour_type) = labour.labour_type_id {
-                    let found: Option<i64> =
-                        sqlx::query_scalar("SELECT id FROM labour_types WHERE id = $1 AND deleted_at IS NULL")
-                            .bind(labour_type).fetch_optional(&mut *tx).await?;
-                    if found.is_none() {
-                        let path = format!("labours[{index}].labour_type.local_id");
-                        violations.push(Violation::new(path, Rule::Unknown(labour_type)));
-                    }
+                if let Some(labour_type) = labour.labour_type_id.filter(|id| !labour_types.contains(id)) {
+                    let path = format!("labours[{index}].labour_type.local_id");
+                    violations.push(Violation::new(path, Rule::Unknown(labour_type)));
                 }
-                for (field, table, ids) in [
-                    ("contractors", "contractors", &labour.contractor_ids),
-                    ("machines", "machines", &labour.machine_ids),
-                    ("applicators", "applicators", &labour.applicator_ids),
+                for (field, found, ids) in [
+                    ("contractors", &contractors, &labour.contractor_ids),
+                    ("machines", &machines, &labour.machine_ids),
+                    ("applicators", &applicators, &labour.applicator_ids),
                 ] {
-                    for (position, id) in ids.iter().enumerate() {
-                        let found: Option<i64> = sqlx::query_scalar(&format!(
-                            "SELECT id FROM {table} WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL"
-                        ))
-                        .bind(society_id).bind(*id).fetch_optional(&mut *tx).await?;
-                        if found.is_none() {
-                            let path = format!("labours[{index}].{field}[{position}].local_id");
-                            violations.push(Violation::new(path, Rule::Unknown(*id)));
-                        }
+                    for (position, id) in ids.iter().enumerate().filter(|(_, id)| !found.contains(id)) {
+                        let path = format!("labours[{index}].{field}[{position}].local_id");
+                        violations.push(Violation::new(path, Rule::Unknown(*id)));
                     }
                 }
             }
+            let own_lines = [society.clone(), Arg::Int(own_id)];
             for (kind, table, ids) in [
                 ("supplies", "work_order_supplies", command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>()),
                 ("labours", "work_order_labours", command.labours.iter().map(|l| l.local_id).collect()),
             ] {
+                let found = existing!(tx, table, "society_id = $1 AND work_order_id = $2", own_lines.clone(),
+                    ids.iter().flatten().copied());
                 for (index, id) in ids.iter().enumerate() {
-                    let Some(id) = id else { continue };
-                    let found: Option<i64> = sqlx::query_scalar(&format!(
-                        "SELECT id FROM {table} WHERE society_id = $1 AND work_order_id = $2 AND id = $3"
-                    ))
-                    .bind(society_id).bind(own_id).bind(*id).fetch_optional(&mut *tx).await?;
-                    if found.is_none() {
-                        violations.push(Violation::new(format!("{kind}[{index}].local_id"), Rule::UnknownLine(*id)));
+                    if let Some(id) = id.filter(|id| !found.contains(id)) {
+                        violations.push(Violation::new(format!("{kind}[{index}].local_id"), Rule::UnknownLine(id)));
                     }
                 }
             }
@@ -334,7 +353,6 @@ impl Store {
                     }
                 }
             }
-            touch_society!(tx, society_id);
             tx.commit().await?;
             Ok(Ok(local_id))
         })

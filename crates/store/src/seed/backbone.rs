@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 
 use super::SocietySeed;
 use crate::admin::AdminError;
-use crate::db::{with_reader, with_writer};
-use crate::{touch_society, Store};
+use crate::db::{with_reader, with_writer, BeginWrite};
+use crate::Store;
 
 /// Species: (Spanish name, Portuguese name, scientific name).
 const SPECIES: &[(&str, &str, &str)] = &[
@@ -331,7 +331,7 @@ macro_rules! insert_id {
 pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError> {
     let at = origin - 30 * 24 * 3_600_000;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         let mut species = HashMap::new();
         for (name, name_pt, scientific) in SPECIES {
             let id = insert_id!(tx, "INSERT INTO species (name, name_pt, scientific_name, created_at, updated_at) \
@@ -463,7 +463,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     });
     let created = society.origin + 45 * 24 * 3_600_000;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         let mut plans = Vec::new();
         for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
             let (Some(species_id), Some(time_id), Some(cycle_id)) =
@@ -512,7 +512,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                 }
             }
         }
-        touch_society!(tx, society_id);
         tx.commit().await?;
     });
     Ok(())

@@ -13,8 +13,8 @@ use rand::{Rng, SeedableRng};
 
 use super::SocietySeed;
 use crate::admin::AdminError;
-use crate::db::with_writer;
-use crate::{touch_society, Store};
+use crate::db::{with_writer, BeginWrite};
+use crate::Store;
 
 /// This group's share of a society's seed, so its draws do not depend on other groups' ("FIEL").
 const GROUP: u64 = 0x4649_454c;
@@ -168,7 +168,7 @@ pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError>
     // Catalogues predate the history the societies' records are spread over.
     let at = origin - 90 * DAY;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         for (kind, categories) in ADVERSITIES {
             let kind_id: i64 = sqlx::query_scalar(
                 "INSERT INTO adversity_kinds (name, created_at, updated_at) VALUES ($1, $2, $2) RETURNING id",
@@ -459,7 +459,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     let origin = society.origin;
     let place = place(society.country);
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         let plots: Vec<PlotRow> = sqlx::query_as(
             "SELECT p.id, p.establishment_id FROM plots p WHERE p.society_id = $1 AND p.deleted_at IS NULL ORDER BY p.id",
         )
@@ -947,7 +947,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             "device_events (society_id, device_id, device_event_type_id, recorded_at, value, created_at, updated_at)",
             readings
         );
-        touch_society!(tx, society_id);
         tx.commit().await?;
     });
     Ok(())

@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::{people, SocietySeed};
 use crate::admin::AdminError;
-use crate::db::{with_reader, with_writer};
-use crate::{touch_society, Store};
+use crate::db::{with_reader, with_writer, BeginWrite};
+use crate::Store;
 
 const DAY: i64 = 24 * 3_600_000;
 
@@ -77,7 +77,7 @@ const VOUCHERS: &[(&str, &str, LabourTypes)] = &[
 pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError> {
     let at = origin - 30 * DAY;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         for (code, name, labours) in VOUCHERS {
             let voucher_id: i64 = sqlx::query_scalar(
                 "INSERT INTO voucher_types (code, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING id",
@@ -374,7 +374,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     let voucher = |code: &str| voucher_type.iter().find(|(_, c)| c == code).map(|(id, _)| *id);
     let start = society.origin + 20 * DAY;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         let mut contractors = Vec::new();
         for n in 0..words.contractors.len() * scale {
             let name = words.contractors[n % words.contractors.len()];
@@ -602,7 +602,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                 }
             }
         }
-        touch_society!(tx, society_id);
         tx.commit().await?;
     });
     Ok(())

@@ -5,8 +5,8 @@ use rand::{Rng, SeedableRng};
 
 use super::SocietySeed;
 use crate::admin::AdminError;
-use crate::db::with_writer;
-use crate::{touch_society, Store};
+use crate::db::{with_writer, BeginWrite};
+use crate::Store;
 
 /// How many records the people seed made.
 #[derive(Debug, Clone, Copy, Default)]
@@ -345,7 +345,7 @@ pub(crate) async fn society(
     let farmers = farmers_at_scale_one.saturating_mul(society.scale);
     let mut clock = society.origin;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         for f in 0..farmers {
             clock += minute * rng.gen_range(1..90);
             let company = rng.gen_bool(0.35);
@@ -405,7 +405,6 @@ pub(crate) async fn society(
                 }
             }
         }
-        touch_society!(tx, society_id);
         tx.commit().await?;
     });
     Ok(summary)

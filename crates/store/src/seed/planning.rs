@@ -8,8 +8,8 @@ use wire::planning::PlotTag;
 
 use super::SocietySeed;
 use crate::admin::AdminError;
-use crate::db::with_writer;
-use crate::{touch_society, Store};
+use crate::db::{with_writer, BeginWrite};
+use crate::Store;
 
 /// This group's salt of the society seed ("PLAN"), so its draws do not depend on other groups'.
 const SALT: u64 = 0x504c_414e;
@@ -203,7 +203,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     let tags_at = society.origin - 30 * DAY;
     let systems_at = society.origin - 10 * DAY;
     with_writer!(&store.db, pool => {
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         let mut groups: Vec<StoredGroup> = Vec::new();
         for (g, group) in country.tags.iter().enumerate() {
             let group_at = tags_at + i64::try_from(g).unwrap_or_default() * MINUTE;
@@ -317,7 +317,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                 .await?;
             }
         }
-        touch_society!(tx, society_id);
         tx.commit().await?;
     });
     Ok(())

@@ -1,0 +1,122 @@
+//! Conditional list reads: every list answer carries an `ETag` named after what the list depends on (the society's
+//! table versions) and the request's path and query, and a request whose `If-None-Match` names it gets 304 before any
+//! list query runs.
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+use crate::i18n::Msg;
+
+/// What a list request says about the copy its client already has.
+#[derive(Debug)]
+pub struct Conditional {
+    if_none_match: Option<HeaderValue>,
+    target: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Conditional {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
+        Ok(Self {
+            if_none_match: parts.headers.get(header::IF_NONE_MATCH).cloned(),
+            target: parts
+                .uri
+                .path_and_query()
+                .map_or_else(|| parts.uri.path().to_owned(), |target| target.as_str().to_owned()),
+        })
+    }
+}
+
+/// The weak entity tag of the answer to `target` while the data it depends on is as `basis` says.
+fn entity_tag(basis: &str, target: &str) -> String {
+    let digest = Sha256::new()
+        .chain_update(basis.as_bytes())
+        .chain_update([0])
+        .chain_update(target.as_bytes())
+        .finalize();
+    let hex: String = digest[..12].iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("W/\"{hex}\"")
+}
+
+/// Whether an `If-None-Match` value names `tag`, by the weak comparison RFC 9110 prescribes for it.
+fn names(if_none_match: &HeaderValue, tag: &str) -> bool {
+    let opaque = |candidate: &str| {
+        let candidate = candidate.trim();
+        candidate.strip_prefix("W/").unwrap_or(candidate).to_owned()
+    };
+    let wanted = opaque(tag);
+    if_none_match
+        .to_str()
+        .map(|value| {
+            value
+                .split(',')
+                .any(|candidate| candidate.trim() == "*" || opaque(candidate) == wanted)
+        })
+        .unwrap_or(false)
+}
+
+impl Conditional {
+    /// 304 when the client's copy is current; otherwise the body `produce` makes, with its `ETag`.
+    pub async fn answer<T, F>(self, basis: &str, produce: F) -> Result<Response, ApiError>
+    where
+        T: Serialize,
+        F: Future<Output = Result<T, ApiError>>,
+    {
+        let tag = entity_tag(basis, &self.target);
+        let tag_header =
+            HeaderValue::from_str(&tag).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
+        // Answers differ by caller, so no shared cache may keep them, and clients must ask before reusing one.
+        let cache_control = HeaderValue::from_static("private, no-cache");
+        if self.if_none_match.as_ref().is_some_and(|value| names(value, &tag)) {
+            return Ok((
+                StatusCode::NOT_MODIFIED,
+                [(header::ETAG, tag_header), (header::CACHE_CONTROL, cache_control)],
+            )
+                .into_response());
+        }
+        let body = produce.await?;
+        Ok((
+            [(header::ETAG, tag_header), (header::CACHE_CONTROL, cache_control)],
+            Json(body),
+        )
+            .into_response())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tag_depends_on_the_basis_and_the_target_only() {
+        let tag = entity_tag("1.5:7:42", "/api/v2/plots?page=2");
+        assert_eq!(tag, entity_tag("1.5:7:42", "/api/v2/plots?page=2"));
+        assert_ne!(tag, entity_tag("1.5:7:43", "/api/v2/plots?page=2"));
+        assert_ne!(tag, entity_tag("1.5:7:42", "/api/v2/plots?page=3"));
+        assert!(tag.starts_with("W/\"") && tag.ends_with('"'));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly_and_accepts_lists_and_star() {
+        let tag = entity_tag("b", "/t");
+        let strong = tag.trim_start_matches("W/").to_owned();
+        assert!(names(&HeaderValue::from_str(&tag).expect("header"), &tag));
+        assert!(names(&HeaderValue::from_str(&strong).expect("header"), &tag));
+        assert!(names(
+            &HeaderValue::from_str(&format!("\"other\", {tag}")).expect("header"),
+            &tag
+        ));
+        assert!(names(&HeaderValue::from_static("*"), &tag));
+        assert!(!names(&HeaderValue::from_static("\"other\""), &tag));
+    }
+}

@@ -1,0 +1,306 @@
+//! Page-boundary indexes: for one list (a society, a resource, its filters and a page size), the id each page
+//! starts at and how many rows there are in all. With one, any page is a keyset read (`t.id >= start LIMIT size`),
+//! whatever its number, and the envelope's totals need no `count(*)`.
+//!
+//! An index is built by one pass over the list's ids and kept, per process, for as long as the version of the
+//! list's table (kept by triggers in `table_versions`) stands; the cache holds a bounded number of ids in all and
+//! forgets the least recently used lists first.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Ids held by every cached index together, unless configured otherwise: 2 MiB.
+pub const DEFAULT_BUDGET: usize = 256 * 1024;
+
+/// How much the page indexes of a process may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PagesConfig {
+    /// Ids held by every cached index together.
+    pub budget: usize,
+    /// Lists of at most this many rows keep every id in their index, so that a page is read by primary key whatever
+    /// the filters: a narrow audit filter then never makes the database walk a wide id range to find a page's rows.
+    pub small_list: usize,
+}
+
+impl Default for PagesConfig {
+    fn default() -> Self {
+        Self {
+            budget: DEFAULT_BUDGET,
+            small_list: 10_000,
+        }
+    }
+}
+
+/// Where each page of one list starts.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PageIndex {
+    /// Rows in the list.
+    pub total: u64,
+    /// The first id of each page, in page order.
+    pub starts: Vec<i64>,
+    /// Every id of the list, when it is a small one (see [`PagesConfig::small_list`]).
+    pub ids: Option<Vec<i64>>,
+}
+
+/// How to read the rows of one page.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PageRows {
+    /// Exactly these ids.
+    Ids(Vec<i64>),
+    /// The list's rows with ids from `from`, below `until` when another page follows.
+    Range {
+        /// The page's first id.
+        from: i64,
+        /// The next page's first id.
+        until: Option<i64>,
+    },
+}
+
+/// Builds a [`PageIndex`] from a list's ids as they stream in, in ascending order.
+#[derive(Debug)]
+pub struct PageIndexBuilder {
+    size: u64,
+    small_list: usize,
+    index: PageIndex,
+}
+
+impl PageIndexBuilder {
+    /// A builder for pages of `size` rows, keeping every id of lists up to `small_list` rows.
+    pub fn new(size: u64, small_list: usize) -> Self {
+        Self {
+            size: size.max(1),
+            small_list,
+            index: PageIndex {
+                total: 0,
+                starts: Vec::new(),
+                ids: Some(Vec::new()),
+            },
+        }
+    }
+
+    /// The list's next id.
+    pub fn push(&mut self, id: i64) {
+        if self.index.total.checked_rem(self.size) == Some(0) {
+            self.index.starts.push(id);
+        }
+        self.index.total += 1;
+        if let Some(ids) = &mut self.index.ids {
+            if ids.len() < self.small_list {
+                ids.push(id);
+            } else {
+                self.index.ids = None;
+            }
+        }
+    }
+
+    /// The finished index.
+    pub fn finish(self) -> PageIndex {
+        self.index
+    }
+}
+
+impl PageIndex {
+    /// The index of a list whose ids, in ascending order, are `ids`, cut in pages of `size`.
+    pub fn build(ids: impl IntoIterator<Item = i64>, size: u64, small_list: usize) -> Self {
+        let mut builder = PageIndexBuilder::new(size, small_list);
+        for id in ids {
+            builder.push(id);
+        }
+        builder.finish()
+    }
+
+    /// How to read 1-based page `page` of `size` rows, if the list has that page.
+    pub fn page(&self, page: u64, size: u64) -> Option<PageRows> {
+        let position = usize::try_from(page.checked_sub(1)?).ok()?;
+        let from = *self.starts.get(position)?;
+        Some(match &self.ids {
+            Some(ids) => {
+                let size = usize::try_from(size).ok()?;
+                let first = position.checked_mul(size)?;
+                let last = first.saturating_add(size).min(ids.len());
+                PageRows::Ids(ids.get(first..last)?.to_vec())
+            }
+            None => PageRows::Range {
+                from,
+                until: self.starts.get(position + 1).copied(),
+            },
+        })
+    }
+
+    /// Ids this index holds, for the cache's budget.
+    fn weight(&self) -> usize {
+        self.starts.len() + self.ids.as_ref().map_or(0, Vec::len)
+    }
+}
+
+struct Entry {
+    version: i64,
+    index: Arc<PageIndex>,
+    last_used: u64,
+}
+
+#[derive(Default)]
+struct Entries {
+    by_key: HashMap<String, Entry>,
+    ids_held: usize,
+    clock: u64,
+}
+
+/// The per-process cache of page indexes, keyed by list and valid for one table version.
+pub struct PageIndexes {
+    entries: Mutex<Entries>,
+    config: PagesConfig,
+}
+
+impl std::fmt::Debug for PageIndexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageIndexes")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PageIndexes {
+    /// A cache configured by `config`.
+    pub fn new(config: PagesConfig) -> Self {
+        Self {
+            entries: Mutex::new(Entries::default()),
+            config,
+        }
+    }
+
+    /// A builder for a list of pages of `size`, as this cache's configuration says.
+    pub fn builder(&self, size: u64) -> PageIndexBuilder {
+        PageIndexBuilder::new(size, self.config.small_list)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The index of list `key` if it was built at `version`.
+    pub fn get(&self, key: &str, version: i64) -> Option<Arc<PageIndex>> {
+        let mut entries = self.lock();
+        entries.clock += 1;
+        let now = entries.clock;
+        let entry = entries.by_key.get_mut(key).filter(|entry| entry.version == version)?;
+        entry.last_used = now;
+        Some(Arc::clone(&entry.index))
+    }
+
+    /// Keeps `index`, built at `version`, for list `key`, forgetting the least recently used lists beyond the
+    /// budget. An index larger than the whole budget is not kept.
+    pub fn put(&self, key: String, version: i64, index: Arc<PageIndex>) {
+        let size = index.weight();
+        if size > self.config.budget {
+            return;
+        }
+        let mut entries = self.lock();
+        entries.clock += 1;
+        let now = entries.clock;
+        if let Some(old) = entries.by_key.insert(
+            key,
+            Entry {
+                version,
+                index,
+                last_used: now,
+            },
+        ) {
+            entries.ids_held -= old.index.weight();
+        }
+        entries.ids_held += size;
+        while entries.ids_held > self.config.budget {
+            let Some(oldest) = entries
+                .by_key
+                .iter()
+                .min_by_key(|(_, entry)| entry.last_used)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some(evicted) = entries.by_key.remove(&oldest) {
+                entries.ids_held -= evicted.index.weight();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_list_reads_its_pages_by_id() {
+        let index = PageIndex::build([3, 5, 8, 13, 21, 34, 55], 3, 10);
+        assert_eq!(index.total, 7);
+        assert_eq!(index.starts, vec![3, 13, 55]);
+        assert_eq!(index.page(1, 3), Some(PageRows::Ids(vec![3, 5, 8])));
+        assert_eq!(index.page(3, 3), Some(PageRows::Ids(vec![55])));
+        assert_eq!(index.page(4, 3), None);
+        assert_eq!(index.page(0, 3), None);
+    }
+
+    #[test]
+    fn a_large_list_reads_its_pages_by_id_range() {
+        let count = 1_005;
+        let index = PageIndex::build((1..=count).map(|id| id * 2), 100, 1_000);
+        assert_eq!(index.total, u64::try_from(count).expect("positive"));
+        assert_eq!(index.ids, None);
+        assert_eq!(
+            index.page(1, 100),
+            Some(PageRows::Range {
+                from: 2,
+                until: Some(202)
+            })
+        );
+        let last = index.starts.len() as u64;
+        assert_eq!(
+            index.page(last, 100),
+            Some(PageRows::Range {
+                from: index.starts[index.starts.len() - 1],
+                until: None
+            })
+        );
+    }
+
+    #[test]
+    fn an_empty_list_has_no_pages() {
+        let index = PageIndex::build([], 100, 10);
+        assert_eq!(index.total, 0);
+        assert_eq!(index.page(1, 100), None);
+    }
+
+    #[test]
+    fn an_index_is_valid_only_for_its_version() {
+        let cache = PageIndexes::new(PagesConfig::default());
+        cache.put("plots".into(), 7, Arc::new(PageIndex::build([1, 2], 1, 10)));
+        assert!(cache.get("plots", 7).is_some());
+        assert!(cache.get("plots", 8).is_none());
+    }
+
+    #[test]
+    fn the_least_recently_used_list_goes_first() {
+        let cache = PageIndexes::new(PagesConfig {
+            budget: 8,
+            small_list: 10,
+        });
+        cache.put("a".into(), 1, Arc::new(PageIndex::build([1, 2], 1, 10)));
+        cache.put("b".into(), 1, Arc::new(PageIndex::build([3, 4], 1, 10)));
+        assert!(cache.get("a", 1).is_some());
+        cache.put("c".into(), 1, Arc::new(PageIndex::build([5, 6], 1, 10)));
+        assert!(cache.get("a", 1).is_some());
+        assert!(cache.get("b", 1).is_none());
+        assert!(cache.get("c", 1).is_some());
+    }
+
+    #[test]
+    fn an_index_beyond_the_budget_is_not_kept() {
+        let cache = PageIndexes::new(PagesConfig {
+            budget: 1,
+            small_list: 10,
+        });
+        cache.put("a".into(), 1, Arc::new(PageIndex::build([1, 2, 3], 1, 10)));
+        assert!(cache.get("a", 1).is_none());
+    }
+}
