@@ -107,7 +107,7 @@ async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
             (format!("sqlite://{path}"), Some(TempFiles(path)))
         }
         Backend::Postgres => {
-            let admin_url = tokio::task::spawn_blocking(crate::postgres::admin_url)
+            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
                 .await
                 .expect("the cluster starts");
             let mut admin = connect_when_ready(&admin_url).await;

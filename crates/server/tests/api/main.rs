@@ -2,7 +2,6 @@
 //! talks to it over HTTP, once on SQLite and once on PostgreSQL.
 
 mod helpers;
-mod postgres;
 
 mod applicator_writes;
 mod auth;
