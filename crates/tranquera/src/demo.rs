@@ -9,7 +9,7 @@ use clap::Args;
 use server::Application;
 use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
 
-use crate::settings::{connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
 
 /// Flags of `tranquera demo`.
 #[derive(Debug, Args)]
@@ -68,7 +68,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
-    store.close().await;
+    close(&store).await;
     Ok(())
 }
 

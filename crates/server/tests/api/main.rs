@@ -12,6 +12,7 @@ mod field_writes;
 mod idempotency;
 mod isolation;
 mod jobs;
+mod limits;
 mod openapi;
 mod operations;
 mod pipeline;
