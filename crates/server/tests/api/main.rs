@@ -15,6 +15,7 @@ mod jobs;
 mod limits;
 mod openapi;
 mod operations;
+mod outage;
 mod pipeline;
 mod planning;
 mod plots;
