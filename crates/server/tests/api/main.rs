@@ -22,4 +22,5 @@ mod plots;
 mod sdk;
 mod spec_paths;
 mod sync;
+mod two_processes;
 mod work_order_writes;
