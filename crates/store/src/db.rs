@@ -10,13 +10,15 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::StoreError;
 
-/// Pool sizes and time-outs.
+/// Pool sizes and time-outs, and how durable a SQLite commit is.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
     /// Most connections to PostgreSQL, or reader connections to SQLite.
     pub max_connections: u32,
     /// How long a request waits for a connection before it fails with 503.
     pub acquire_timeout: Duration,
+    /// When a SQLite commit returns (PostgreSQL's own `synchronous_commit` decides there).
+    pub sqlite_sync: SqliteSync,
 }
 
 impl Default for PoolOptions {
@@ -24,8 +26,20 @@ impl Default for PoolOptions {
         Self {
             max_connections: 16,
             acquire_timeout: Duration::from_secs(5),
+            sqlite_sync: SqliteSync::Full,
         }
     }
+}
+
+/// When a SQLite commit returns, and so what an acknowledged write survives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqliteSync {
+    /// Once the write-ahead log is on the disk (`synchronous=FULL`): an acknowledged write survives a power cut. One
+    /// disk flush per commit, and SQLite commits one at a time.
+    Full,
+    /// Once the write-ahead log is with the operating system (`synchronous=NORMAL`): an acknowledged write survives a
+    /// crash of the process, not of the machine; the database stays consistent either way.
+    Normal,
 }
 
 /// Which database the store talks to.
@@ -113,7 +127,10 @@ impl Db {
             let connect = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Normal)
+                .synchronous(match options.sqlite_sync {
+                    SqliteSync::Full => SqliteSynchronous::Full,
+                    SqliteSync::Normal => SqliteSynchronous::Normal,
+                })
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
             let write = SqlitePoolOptions::new()

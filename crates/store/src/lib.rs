@@ -30,7 +30,7 @@ pub mod seed;
 use chrono_tz::Tz;
 use thiserror::Error;
 
-pub use db::{Dialect, PoolOptions};
+pub use db::{Dialect, PoolOptions, SqliteSync};
 pub use list::{ListSpec, Resource, Scoping};
 pub use render::Render;
 

@@ -9,7 +9,7 @@ use clap::Args;
 use server::Application;
 use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
 
-use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
 
 /// Flags of `tranquera demo`.
 #[derive(Debug, Args)]
@@ -42,6 +42,8 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         url: args.database.clone(),
         db_max_connections: 16,
         db_acquire_timeout: 5,
+        // A sandbox holds nothing worth a disk flush per write.
+        sqlite_synchronous: SqliteSynchronous::Normal,
     };
     let store = connect(&database, Some(&args.auth)).await?;
     store.migrate().await?;

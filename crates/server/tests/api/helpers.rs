@@ -8,7 +8,7 @@ use server::{Application, ServerConfig};
 use sqlx::Connection;
 use store::auth::{AuthConfig, PasswordCost};
 use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
-use store::{PoolOptions, Store, StoreConfig};
+use store::{PoolOptions, SqliteSync, Store, StoreConfig};
 
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +55,8 @@ impl Default for Setup {
             pool: PoolOptions {
                 max_connections: 4,
                 acquire_timeout: Duration::from_secs(10),
+                // What the tests check does not depend on flushing each commit to the disk.
+                sqlite_sync: SqliteSync::Normal,
             },
             // Hashing at production cost would make the suite slow without testing anything more.
             auth: AuthConfig {
