@@ -5,10 +5,17 @@ use std::time::Duration;
 
 use domain::NextPagePolicy;
 
+use crate::ratelimit::RateLimits;
 use crate::worker::JobsConfig;
 
 /// Largest request body accepted, in bytes, unless configured otherwise.
 pub const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
+/// Longest wait for a request's head, unless configured otherwise.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest pause inside a request body, unless configured otherwise.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long requests in flight may take to finish once the server is asked to stop, unless configured otherwise.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How the HTTP server behaves.
 #[derive(Debug, Clone)]
@@ -24,6 +31,15 @@ pub struct ServerConfig {
     pub body_limit: usize,
     /// Longest a request may take before it is answered with 408.
     pub request_timeout: Duration,
+    /// Longest wait for a request's head, an idle kept-alive connection's next request included, before the
+    /// connection is closed.
+    pub header_read_timeout: Duration,
+    /// Longest pause inside a request body before the request is answered with 408.
+    pub body_read_timeout: Duration,
+    /// How long a stopping server lets requests in flight finish before it drops them.
+    pub shutdown_timeout: Duration,
+    /// Requests per bearer token and per client address.
+    pub rate_limits: RateLimits,
     /// The background worker.
     pub jobs: JobsConfig,
 }
@@ -36,6 +52,10 @@ impl Default for ServerConfig {
             next_page: NextPagePolicy::Null,
             body_limit: DEFAULT_BODY_LIMIT,
             request_timeout: Duration::from_secs(30),
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            rate_limits: RateLimits::default(),
             jobs: JobsConfig::default(),
         }
     }

@@ -13,10 +13,11 @@ use domain::{AuditFilters, Generation, PageRequest};
 use serde::de::DeserializeOwned;
 use store::auth::TokenCheck;
 use store::Scope;
+use tower_http::timeout::TimeoutError;
 
 use crate::error::ApiError;
 use crate::i18n::Msg;
-use crate::AppState;
+use crate::{AppState, ServerConfig};
 
 /// An authenticated caller: the society every query of the request is scoped to.
 #[derive(Debug, Clone)]
@@ -133,7 +134,6 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let limit = AppState::from_ref(state).config.body_limit;
         let declared_json = request
             .headers()
             .get(header::CONTENT_TYPE)
@@ -143,9 +143,12 @@ where
                 let mime = mime.trim().to_ascii_lowercase();
                 mime == "application/json" || mime.ends_with("+json")
             });
+        let config = AppState::from_ref(state).config;
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(limit))
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(config.body_limit))
+            } else if paused(&rejection) {
+                slow_body(&config)
             } else {
                 ApiError::bad_request(Msg::MalformedBody(rejection.body_text()))
             }
@@ -165,7 +168,21 @@ where
     }
 }
 
-/// The client's address, for throttling failed logins.
+/// Whether reading a body failed because the client paused longer than the body read time-out.
+pub fn paused(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |cause| cause.source()).any(|cause| cause.is::<TimeoutError>())
+}
+
+/// The answer to a body that paused longer than the body read time-out.
+pub fn slow_body(config: &ServerConfig) -> ApiError {
+    ApiError::new(
+        StatusCode::REQUEST_TIMEOUT,
+        Msg::SlowBody(config.body_read_timeout.as_secs_f64().ceil() as u64),
+    )
+}
+
+/// The client's address, for throttling failed logins: the one the rate limiter settled on (which may come from a
+/// trusted proxy's `X-Forwarded-For`), else the peer's.
 #[derive(Debug, Clone)]
 pub struct ClientAddress(pub String);
 
@@ -173,6 +190,9 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(address) = parts.extensions.get::<ClientAddress>() {
+            return Ok(address.clone());
+        }
         let address = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()

@@ -51,6 +51,10 @@ pub enum Msg {
     MethodNotAllowed,
     /// The request took too long.
     Timeout,
+    /// The request body paused longer than this many seconds.
+    SlowBody(u64),
+    /// The client's rate limit is spent; it may try again after this many seconds.
+    RateLimited(u64),
     /// The database is unavailable.
     Unavailable,
     /// Anything unexpected; details are only in the server's log.
@@ -218,6 +222,12 @@ impl Msg {
             (Msg::Timeout, Es) => "La solicitud tardó demasiado.".into(),
             (Msg::Timeout, Pt) => "A requisição demorou demais.".into(),
             (Msg::Timeout, En) => "The request took too long.".into(),
+            (Msg::SlowBody(s), Es) => format!("El cuerpo de la solicitud dejó de llegar durante más de {s} segundos."),
+            (Msg::SlowBody(s), Pt) => format!("O corpo da requisição parou de chegar por mais de {s} segundos."),
+            (Msg::SlowBody(s), En) => format!("The request body stopped arriving for more than {s} seconds."),
+            (Msg::RateLimited(s), Es) => format!("Demasiadas solicitudes. Intente de nuevo en {s} segundos."),
+            (Msg::RateLimited(s), Pt) => format!("Requisições demais. Tente novamente em {s} segundos."),
+            (Msg::RateLimited(s), En) => format!("Too many requests. Try again in {s} seconds."),
             (Msg::Unavailable, Es) => "El servicio no está disponible por el momento. Intente de nuevo.".into(),
             (Msg::Unavailable, Pt) => "O serviço está indisponível no momento. Tente novamente.".into(),
             (Msg::Unavailable, En) => "The service is unavailable right now. Try again.".into(),

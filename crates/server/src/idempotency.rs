@@ -15,7 +15,7 @@ use store::idempotency::{Claim, StoredAnswer};
 use store::Scope;
 
 use crate::error::ApiError;
-use crate::extract::bearer_token;
+use crate::extract::{bearer_token, paused, slow_body};
 use crate::i18n::Msg;
 use crate::AppState;
 
@@ -53,6 +53,7 @@ pub async fn idempotent_posts(State(state): State<AppState>, request: Request, n
     let (parts, body) = request.into_parts();
     let bytes = match to_bytes(body, state.config.body_limit).await {
         Ok(bytes) => bytes,
+        Err(error) if paused(&error) => return slow_body(&state.config).into_response(),
         Err(_) => {
             return ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,

@@ -9,10 +9,16 @@
 //!   itself in.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
+//! - [`ratelimit`]: requests per token and per client address.
 //! - [`worker`]: the background worker that runs jobs from the database.
 //! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
 //!   language for every failure, ours or the framework's.
+//!
+//! [`Application`] accepts connections itself, with hyper's connection builder, so that a slow client cannot hold a
+//! connection: a request's head must arrive within `header_read_timeout`, and a body may not pause longer than
+//! `body_read_timeout`. A stopping server closes its listener, lets requests in flight finish for up to
+//! `shutdown_timeout`, then drops what is left.
 
 pub mod conditional;
 pub mod config;
@@ -23,6 +29,7 @@ pub mod extract;
 pub mod i18n;
 pub mod idempotency;
 pub mod openapi;
+pub mod ratelimit;
 pub mod routes;
 pub mod worker;
 
@@ -30,15 +37,21 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::{middleware, Router};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
 use store::Store;
 use tokio::net::TcpListener;
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
-use tower_http::timeout::TimeoutLayer;
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 use tower_http::trace::TraceLayer;
 
 pub use config::ServerConfig;
@@ -79,6 +92,8 @@ pub struct AppState {
     pub headers: Arc<HeaderNames>,
     /// The OpenAPI document and its page, rendered once.
     pub docs: Arc<routes::docs::Rendered>,
+    /// The rate limits' buckets.
+    pub limiters: Arc<ratelimit::Limiters>,
 }
 
 /// The OpenAPI document of every route, with the header names of `header_token`.
@@ -96,6 +111,7 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         config: Arc::new(config.clone()),
         headers: Arc::new(headers),
         docs,
+        limiters: Arc::new(ratelimit::Limiters::new(&config.rate_limits)),
     };
     let api = api
         .layer(middleware::from_fn_with_state(
@@ -112,11 +128,13 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         .merge(api)
         .fallback(envelope::route_not_found)
         .layer(DefaultBodyLimit::max(config.body_limit))
+        .layer(RequestBodyTimeoutLayer::new(config.body_read_timeout))
         .layer(CatchPanicLayer::new())
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             config.request_timeout,
         ))
+        .layer(middleware::from_fn_with_state(state.clone(), ratelimit::limit))
         .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
@@ -138,6 +156,8 @@ pub struct Application {
     router: Router,
     store: Store,
     jobs: worker::JobsConfig,
+    header_read_timeout: Duration,
+    shutdown_timeout: Duration,
 }
 
 impl Application {
@@ -145,12 +165,15 @@ impl Application {
     pub async fn build(store: Store, config: ServerConfig) -> io::Result<Self> {
         let listener = TcpListener::bind(config.listen).await?;
         let jobs = config.jobs.clone();
+        let (header_read_timeout, shutdown_timeout) = (config.header_read_timeout, config.shutdown_timeout);
         let router = app(store.clone(), config)?;
         Ok(Self {
             listener,
             router,
             store,
             jobs,
+            header_read_timeout,
+            shutdown_timeout,
         })
     }
 
@@ -164,22 +187,56 @@ impl Application {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `signal` completes, letting requests in flight finish.
+    /// Serves until `signal` completes, then stops accepting connections and lets requests in flight finish, for
+    /// up to the shutdown time-out.
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let worker = self
             .jobs
             .enabled
             .then(|| worker::spawn(self.store.clone(), self.jobs.clone()));
-        let served = axum::serve(
-            self.listener,
-            self.router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(signal)
-        .await;
+        let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.header_read_timeout);
+        let connections = GracefulShutdown::new();
+        tokio::pin!(signal);
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        // Out of file descriptors, or a connection reset before it was accepted: pause, go on.
+                        tracing::warn!(%error, "could not accept a connection");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                },
+                () = &mut signal => break,
+            };
+            let router = self.router.clone();
+            let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                router.clone().oneshot(request)
+            });
+            let connection = connections.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned());
+            tokio::spawn(async move {
+                if let Err(error) = connection.await {
+                    tracing::debug!(%peer, %error, "connection closed on an error");
+                }
+            });
+        }
+        drop(self.listener);
+        tokio::select! {
+            () = connections.shutdown() => tracing::info!("every request in flight has been answered"),
+            () = tokio::time::sleep(self.shutdown_timeout) => {
+                tracing::warn!(timeout = ?self.shutdown_timeout, "requests still in flight are dropped");
+            }
+        }
         if let Some(worker) = worker {
             worker.abort();
         }
-        served
+        Ok(())
     }
 }
 

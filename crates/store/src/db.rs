@@ -12,13 +12,15 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use crate::durability::WalSync;
 use crate::StoreError;
 
-/// Pool sizes and time-outs.
+/// Pool sizes and time-outs, and how durable a SQLite commit is.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
     /// Most connections to PostgreSQL, or reader connections to SQLite.
     pub max_connections: u32,
     /// How long a request waits for a connection before it fails with 503.
     pub acquire_timeout: Duration,
+    /// When a SQLite commit returns (PostgreSQL's own `synchronous_commit` decides there).
+    pub sqlite_sync: SqliteSync,
 }
 
 impl Default for PoolOptions {
@@ -26,8 +28,22 @@ impl Default for PoolOptions {
         Self {
             max_connections: 16,
             acquire_timeout: Duration::from_secs(5),
+            sqlite_sync: SqliteSync::Normal,
         }
     }
+}
+
+/// When a SQLite commit returns. Either way an API write is answered only once it is on disk (see
+/// [`crate::durability`]); the setting decides whether every other commit (a background job's progress, say) waits
+/// for the disk too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqliteSync {
+    /// Once the write-ahead log is on the disk (`synchronous=FULL`): one disk flush per commit, and SQLite commits one
+    /// at a time, so writes cannot outpace the disk's flush rate.
+    Full,
+    /// Once the write-ahead log is with the operating system (`synchronous=NORMAL`); answers to API writes then wait
+    /// for one flush shared by every writer waiting at the time (group commit).
+    Normal,
 }
 
 /// Which database the store talks to.
@@ -149,7 +165,10 @@ impl Db {
             let connect = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Normal)
+                .synchronous(match options.sqlite_sync {
+                    SqliteSync::Full => SqliteSynchronous::Full,
+                    SqliteSync::Normal => SqliteSynchronous::Normal,
+                })
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
             let wal = Arc::new(WalSync::new(connect.get_filename().to_path_buf()));

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use chrono_tz::Tz;
 use thiserror::Error;
 
-pub use db::{Dialect, PoolOptions};
+pub use db::{Dialect, PoolOptions, SqliteSync};
 pub use list::{ListSpec, Resource, Scoping, Snapshot};
 pub use render::Render;
 
@@ -63,10 +63,21 @@ pub enum StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => StoreError::Unavailable(error),
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => {
+                StoreError::Unavailable(error)
+            }
+            sqlx::Error::Database(ref database) if database.code().is_some_and(|code| server_went_away(&code)) => {
+                StoreError::Unavailable(error)
+            }
             other => StoreError::Database(other),
         }
     }
+}
+
+/// SQLSTATEs of a PostgreSQL server that is stopping, starting, out of connections or cut off: the query was
+/// fine, the server was not there to run it.
+fn server_went_away(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -180,5 +191,20 @@ impl Store {
     /// Operator tools: societies, users, farmers and keys, which the API does not create.
     pub fn admin(&self) -> admin::Admin<'_> {
         admin::Admin { store: self }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_went_away;
+
+    #[test]
+    fn a_server_that_stops_or_refuses_connections_is_unavailable_not_broken() {
+        for code in ["57P01", "57P03", "08006", "53300"] {
+            assert!(server_went_away(code), "{code}");
+        }
+        for code in ["23505", "42P01", "40001"] {
+            assert!(!server_went_away(code), "{code}");
+        }
     }
 }

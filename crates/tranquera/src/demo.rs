@@ -9,7 +9,7 @@ use clap::Args;
 use server::Application;
 use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
 
-use crate::settings::{connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
 
 /// Flags of `tranquera demo`.
 #[derive(Debug, Args)]
@@ -42,6 +42,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         url: args.database.clone(),
         db_max_connections: 16,
         db_acquire_timeout: 5,
+        sqlite_synchronous: SqliteSynchronous::Normal,
     };
     let store = connect(&database, Some(&args.auth)).await?;
     store.migrate().await?;
@@ -68,7 +69,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
-    store.close().await;
+    close(&store).await;
     Ok(())
 }
 

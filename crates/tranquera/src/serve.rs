@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use clap::Args;
 use server::Application;
 
-use crate::settings::{connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
+use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs};
 
 /// Flags of `tranquera serve`.
 #[derive(Debug, Args)]
@@ -31,6 +31,6 @@ pub async fn run(args: ServeArgs) -> Result<(), Failure> {
     let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
     tracing::info!(address = %app.local_addr()?, "serving the integration API");
     app.run_until_stopped().await?;
-    store.close().await;
+    close(&store).await;
     Ok(())
 }

@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use domain::NextPagePolicy;
+use server::config;
+use server::ratelimit::{self, IpNet, Rate, RateLimits};
 use server::worker::JobsConfig;
 use server::ServerConfig;
 use store::auth::AuthConfig;
 use store::pages::PagesConfig;
-use store::{PoolOptions, Store, StoreConfig};
+use store::{PoolOptions, SqliteSync, Store, StoreConfig};
 
 /// Any error a subcommand reports.
 pub type Failure = Box<dyn Error + Send + Sync>;
@@ -28,6 +30,19 @@ pub struct DatabaseArgs {
     /// Seconds a request waits for a database connection before it fails with 503.
     #[arg(long, env = "TRANQUERA_DB_ACQUIRE_TIMEOUT", default_value_t = 5)]
     pub db_acquire_timeout: u64,
+    /// When a SQLite commit returns: `normal`, at once, with answers to API writes waiting for a disk flush shared by
+    /// every writer (group commit); `full`, once on disk, every commit alone (background jobs' too), much slower.
+    #[arg(long, env = "TRANQUERA_SQLITE_SYNCHRONOUS", value_enum, default_value_t = SqliteSynchronous::Normal)]
+    pub sqlite_synchronous: SqliteSynchronous,
+}
+
+/// SQLite's `synchronous` setting, as a flag gives it.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SqliteSynchronous {
+    /// Commit once the write-ahead log is on the disk.
+    Full,
+    /// Commit once the write-ahead log is with the operating system.
+    Normal,
 }
 
 /// Token lifetimes.
@@ -65,6 +80,35 @@ pub struct HttpArgs {
     /// Seconds a request may take before it is answered with 408.
     #[arg(long, env = "TRANQUERA_REQUEST_TIMEOUT", default_value_t = 30)]
     pub request_timeout: u64,
+    /// Seconds a client may take to send a request's head; also how long an idle connection waits for its next
+    /// request.
+    #[arg(long, env = "TRANQUERA_HEADER_READ_TIMEOUT", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = config::DEFAULT_HEADER_READ_TIMEOUT.as_secs())]
+    pub header_read_timeout: u64,
+    /// Seconds a request body may pause before the request is answered with 408.
+    #[arg(long, env = "TRANQUERA_BODY_READ_TIMEOUT", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = config::DEFAULT_BODY_READ_TIMEOUT.as_secs())]
+    pub body_read_timeout: u64,
+    /// Seconds a stopping server (SIGTERM, Ctrl-C) lets requests in flight finish before it drops them.
+    #[arg(long, env = "TRANQUERA_SHUTDOWN_TIMEOUT", default_value_t = config::DEFAULT_SHUTDOWN_TIMEOUT.as_secs())]
+    pub shutdown_timeout: u64,
+    /// Requests a second per bearer token, in this process; 0 for no limit.
+    #[arg(long, env = "TRANQUERA_RATE_LIMIT_TOKEN", default_value_t = ratelimit::DEFAULT_TOKEN_RATE)]
+    pub rate_limit_token: u32,
+    /// Requests a token may send at once, above its rate.
+    #[arg(long, env = "TRANQUERA_RATE_LIMIT_TOKEN_BURST", default_value_t = ratelimit::DEFAULT_TOKEN_BURST)]
+    pub rate_limit_token_burst: u32,
+    /// Requests a second per client address, in this process; 0 for no limit.
+    #[arg(long, env = "TRANQUERA_RATE_LIMIT_ADDRESS", default_value_t = ratelimit::DEFAULT_ADDRESS_RATE)]
+    pub rate_limit_address: u32,
+    /// Requests a client address may send at once, above its rate.
+    #[arg(long, env = "TRANQUERA_RATE_LIMIT_ADDRESS_BURST", default_value_t = ratelimit::DEFAULT_ADDRESS_BURST)]
+    pub rate_limit_address_burst: u32,
+    /// A proxy (address or network) whose `X-Forwarded-For` names the client; repeat the flag, or separate with
+    /// commas. Without one the header is ignored.
+    #[arg(long = "trusted-proxy", env = "TRANQUERA_TRUSTED_PROXIES", value_delimiter = ',',
+          value_parser = ratelimit::parse_network)]
+    pub trusted_proxies: Vec<IpNet>,
     /// Log as JSON lines (for log collectors) instead of text.
     #[arg(long, env = "TRANQUERA_LOG_JSON")]
     pub log_json: bool,
@@ -85,6 +129,15 @@ impl HttpArgs {
             },
             body_limit: self.body_limit,
             request_timeout: Duration::from_secs(self.request_timeout),
+            header_read_timeout: Duration::from_secs(self.header_read_timeout),
+            body_read_timeout: Duration::from_secs(self.body_read_timeout),
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
+            rate_limits: RateLimits {
+                per_token: Rate::per_second(self.rate_limit_token, self.rate_limit_token_burst),
+                per_address: Rate::per_second(self.rate_limit_address, self.rate_limit_address_burst),
+                trusted_proxies: self.trusted_proxies.clone(),
+                ..RateLimits::default()
+            },
             jobs: JobsConfig {
                 enabled: !self.no_jobs,
                 ..JobsConfig::default()
@@ -104,11 +157,26 @@ pub async fn connect(database: &DatabaseArgs, auth: Option<&AuthArgs>) -> Result
         pool: PoolOptions {
             max_connections: database.db_max_connections,
             acquire_timeout: Duration::from_secs(database.db_acquire_timeout),
+            sqlite_sync: match database.sqlite_synchronous {
+                SqliteSynchronous::Full => SqliteSync::Full,
+                SqliteSynchronous::Normal => SqliteSync::Normal,
+            },
         },
         auth: auth_config,
         pages: PagesConfig::default(),
     };
     Ok(Store::connect(&database.url, config).await?)
+}
+
+/// Closes the database's connections; requests dropped at the end of the shutdown time-out may still hold some, and
+/// are not waited for.
+pub async fn close(store: &Store) {
+    if tokio::time::timeout(Duration::from_secs(1), store.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("database connections still in use at exit");
+    }
 }
 
 /// Starts logging: text for people, JSON lines for collectors; `RUST_LOG` overrides the level.

@@ -52,6 +52,7 @@ async fn sandbox(tag: &str) -> Sandbox {
         pool: PoolOptions {
             max_connections: 4,
             acquire_timeout: Duration::from_secs(10),
+            ..PoolOptions::default()
         },
         // Hashing at production cost would only slow the test down.
         auth: AuthConfig {

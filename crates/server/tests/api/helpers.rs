@@ -9,7 +9,7 @@ use sqlx::Connection;
 use store::auth::{AuthConfig, PasswordCost};
 use store::pages::PagesConfig;
 use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
-use store::{PoolOptions, Store, StoreConfig};
+use store::{PoolOptions, SqliteSync, Store, StoreConfig};
 
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,8 @@ impl Default for Setup {
             pool: PoolOptions {
                 max_connections: 4,
                 acquire_timeout: Duration::from_secs(10),
+                // What the tests check does not depend on flushing each commit to the disk.
+                sqlite_sync: SqliteSync::Normal,
             },
             // Hashing at production cost would make the suite slow without testing anything more.
             auth: AuthConfig {
@@ -109,18 +111,24 @@ async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
             (format!("sqlite://{path}"), Some(TempFiles(path)))
         }
         Backend::Postgres => {
-            let admin_url = tokio::task::spawn_blocking(crate::postgres::admin_url)
+            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
                 .await
                 .expect("the cluster starts");
-            let mut admin = connect_when_ready(&admin_url).await;
-            sqlx::query(&format!("CREATE DATABASE {name}"))
-                .execute(&mut admin)
-                .await
-                .expect("create a test database");
-            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-            (format!("{base}/{name}"), None)
+            (new_postgres_database(&admin_url).await, None)
         }
     }
+}
+
+/// A new database on the PostgreSQL server of `admin_url`, and its URL.
+async fn new_postgres_database(admin_url: &str) -> String {
+    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = connect_when_ready(admin_url).await;
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .expect("create a test database");
+    let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
+    format!("{base}/{name}")
 }
 
 /// Connects to PostgreSQL, waiting out the "starting up" answer of a cluster that has just opened its port.
@@ -152,6 +160,16 @@ impl TestApp {
     /// A server over a fresh database, configured by `setup`.
     pub async fn spawn_with(backend: Backend, setup: Setup) -> Self {
         let (url, files) = new_database(backend).await;
+        Self::spawn_over(url, files, backend, setup).await
+    }
+
+    /// A server over a fresh database on the PostgreSQL server of `admin_url` (a cluster the test may stop).
+    pub async fn spawn_on_postgres(admin_url: &str, setup: Setup) -> Self {
+        let url = new_postgres_database(admin_url).await;
+        Self::spawn_over(url, None, Backend::Postgres, setup).await
+    }
+
+    async fn spawn_over(url: String, files: Option<TempFiles>, backend: Backend, setup: Setup) -> Self {
         let store = Store::connect(&url, setup.store.clone())
             .await
             .expect("connect to the test database");
@@ -170,10 +188,15 @@ impl TestApp {
 
     /// Another server process over the same database (as in a scaled-out deployment).
     pub async fn sibling(&self) -> TestApp {
+        self.sibling_with(Setup::default().server).await
+    }
+
+    /// Another server process over the same database, configured by `config`.
+    pub async fn sibling_with(&self, config: ServerConfig) -> TestApp {
         let store = Store::connect(&self.url, Setup::default().store)
             .await
             .expect("connect to the shared database");
-        let mut sibling = Self::serve(&store, Setup::default().server).await;
+        let mut sibling = Self::serve(&store, config).await;
         sibling.url = self.url.clone();
         sibling.backend = self.backend;
         sibling

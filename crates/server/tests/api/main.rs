@@ -2,7 +2,6 @@
 //! talks to it over HTTP, once on SQLite and once on PostgreSQL.
 
 mod helpers;
-mod postgres;
 
 mod applicator_writes;
 mod auth;
@@ -13,8 +12,10 @@ mod field_writes;
 mod idempotency;
 mod isolation;
 mod jobs;
+mod limits;
 mod openapi;
 mod operations;
+mod outage;
 mod paging;
 mod pipeline;
 mod planning;
@@ -22,4 +23,5 @@ mod plots;
 mod sdk;
 mod spec_paths;
 mod sync;
+mod two_processes;
 mod work_order_writes;

@@ -1,6 +1,7 @@
-//! A throwaway PostgreSQL cluster for the test run, or the server `TEST_DATABASE_URL` names.
+//! A throwaway PostgreSQL cluster for the test run, or the server `TEST_DATABASE_URL` names; and clusters of a
+//! test's own, which it may stop and start (to take the database away under load) without disturbing the others.
 //!
-//! The cluster is made with `initdb` in a temporary directory and its `postmaster` runs under a small shell that
+//! A cluster is made with `initdb` in a temporary directory and its `postmaster` runs under a small shell that
 //! waits on a pipe from this process: when the test process exits, however it exits, the pipe closes, and the shell
 //! stops the server and deletes the directory. Running as root (as CI does), the binaries run as the `postgres`
 //! user, since PostgreSQL refuses to run as root.
@@ -90,13 +91,108 @@ fn free_port() -> Result<u16, String> {
 }
 
 fn start() -> Result<Cluster, String> {
-    // PATH may hold links to a few of the binaries only; their real directory has them all (pg_isready too).
+    let bin = server_bin()?;
+    let as_postgres = running_as_root();
+    let dir = new_data_dir(&bin, as_postgres)?;
+    let port = free_port()?;
+    let sidecar = launch(&bin, as_postgres, &dir, port)?;
+    wait_until_ready(&bin, &dir, port)?;
+    Ok(Cluster {
+        admin_url: admin_url_of(port),
+        _sidecar: Mutex::new(sidecar),
+    })
+}
+
+/// A cluster of one test's own, on its own port and data directory, that the test may stop and start again.
+pub struct OwnCluster {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    as_postgres: bool,
+    running: Option<Child>,
+}
+
+impl OwnCluster {
+    /// A new cluster, running.
+    pub fn start() -> Result<Self, String> {
+        let bin = server_bin()?;
+        let as_postgres = running_as_root();
+        let dir = new_data_dir(&bin, as_postgres)?;
+        let port = free_port()?;
+        let running = Some(launch(&bin, as_postgres, &dir, port)?);
+        wait_until_ready(&bin, &dir, port)?;
+        Ok(Self {
+            bin,
+            dir,
+            port,
+            as_postgres,
+            running,
+        })
+    }
+
+    /// A URL of a database where the test may create databases.
+    pub fn admin_url(&self) -> String {
+        admin_url_of(self.port)
+    }
+
+    /// Stops the server as an operator's fast shutdown does (sessions are cut, transactions rolled back) and
+    /// returns once it is down; the data stays.
+    pub fn stop(&mut self) {
+        if let Some(sidecar) = self.running.take() {
+            // The marker tells the shell to keep the data directory for a later start.
+            let _ = std::fs::write(self.keep_marker(), b"");
+            finish(sidecar);
+        }
+    }
+
+    /// Starts the stopped server again, on the same port and data, and returns once it accepts queries.
+    pub fn resume(&mut self) -> Result<(), String> {
+        if self.running.is_none() {
+            let _ = std::fs::remove_file(self.keep_marker());
+            self.running = Some(launch(&self.bin, self.as_postgres, &self.dir, self.port)?);
+            wait_until_ready(&self.bin, &self.dir, self.port)?;
+        }
+        Ok(())
+    }
+
+    fn keep_marker(&self) -> PathBuf {
+        self.dir.join("keep")
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        match self.running.take() {
+            Some(sidecar) => finish(sidecar),
+            None => {
+                let _ = std::fs::remove_dir_all(&self.dir);
+            }
+        }
+    }
+}
+
+/// Closes the shell's pipe, which stops its server, and waits for both to end.
+fn finish(mut sidecar: Child) {
+    drop(sidecar.stdin.take());
+    let _ = sidecar.wait();
+}
+
+fn admin_url_of(port: u16) -> String {
+    format!("postgres://postgres@127.0.0.1:{port}/postgres")
+}
+
+/// The directory of the server binaries. PATH may hold links to a few of them only; their real directory has them
+/// all (pg_isready too).
+fn server_bin() -> Result<PathBuf, String> {
     let bin = bin_dir()?;
-    let bin = std::fs::canonicalize(bin.join("postgres"))
+    Ok(std::fs::canonicalize(bin.join("postgres"))
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or(bin);
-    let as_postgres = running_as_root();
+        .unwrap_or(bin))
+}
+
+/// A fresh data directory, made by `initdb`.
+fn new_data_dir(bin: &Path, as_postgres: bool) -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join(format!("tranquera-pg-{}-{}", std::process::id(), free_port()?));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     if as_postgres {
@@ -123,21 +219,29 @@ fn start() -> Result<Cluster, String> {
     if !initdb.status.success() {
         return Err(format!("initdb failed: {}", String::from_utf8_lossy(&initdb.stderr)));
     }
-    let port = free_port()?;
+    Ok(dir)
+}
+
+/// Starts the server on `dir` under a shell that stops it when its standard input closes, and then deletes `dir`
+/// unless a `keep` file is in it.
+fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16) -> Result<Child, String> {
     let dir_text = dir.to_string_lossy();
     let script = format!(
         "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 -c fsync=off \
-         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 >'{dir_text}/server.log' 2>&1 & \
-         pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; rm -rf '{dir_text}'",
+         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 >>'{dir_text}/server.log' 2>&1 & \
+         pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; [ -e '{dir_text}/keep' ] || rm -rf '{dir_text}'",
         postgres = bin.join("postgres").to_string_lossy()
     );
-    let sidecar = command(as_postgres, "sh")
+    command(as_postgres, "sh")
         .args(["-c", &script])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start postgres: {e}"))?;
+        .map_err(|e| format!("cannot start postgres: {e}"))
+}
+
+fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(60);
     // Accepting TCP is not accepting queries: during start-up the server answers "the database system is starting
     // up". pg_isready asks the real question.
@@ -160,8 +264,5 @@ fn start() -> Result<Cluster, String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Ok(Cluster {
-        admin_url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
-        _sidecar: Mutex::new(sidecar),
-    })
+    Ok(())
 }

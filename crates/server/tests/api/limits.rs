@@ -1,0 +1,278 @@
+//! Limits: rate limits per token and per client address (429 in the envelope, with `Retry-After` and the
+//! `RateLimit-Policy` / `RateLimit` headers), whom `X-Forwarded-For` is believed from, and the time-outs that keep a
+//! slow client from holding a connection. Rate limits and time-outs live in the HTTP layer, before any query, so
+//! these tests run on SQLite only. The page-size maximum and the body limit are tested in `pipeline.rs`
+//! (`bad_page_and_size_values_are_400`, `oversized_bodies_are_413_in_the_envelope`).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use server::ratelimit::{parse_network, Rate};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::helpers::{error_envelope, integrator, Backend, Setup, TestApp};
+
+const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
+
+/// Three requests, then one a minute: a test never sees the bucket refill.
+const THREE: Option<Rate> = Some(Rate {
+    burst: 3,
+    replenish: Duration::from_secs(60),
+});
+
+fn limits(per_token: Option<Rate>, per_address: Option<Rate>, trusted: &[&str]) -> Setup {
+    let mut setup = Setup::default();
+    setup.server.rate_limits.per_token = per_token;
+    setup.server.rate_limits.per_address = per_address;
+    setup.server.rate_limits.trusted_proxies = trusted.iter().map(|n| parse_network(n).expect("a network")).collect();
+    setup
+}
+
+fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn each_token_has_its_own_bucket_and_past_it_gets_429_in_the_envelope() {
+    let app = TestApp::spawn_with(Backend::Sqlite, limits(THREE, None, &[])).await;
+    let argentina = app.token(integrator("AR")).await;
+    let brazil = app.token(integrator("BR")).await;
+    for remaining in [2, 1, 0] {
+        let response = app.get(ESTABLISHMENTS, &argentina).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(header(&response, "ratelimit-policy"), r#""token";q=3;w=180"#);
+        let reset = 60 * (3 - remaining);
+        assert_eq!(
+            header(&response, "ratelimit"),
+            format!(r#""token";r={remaining};t={reset}"#)
+        );
+    }
+    let refused = app
+        .request(Method::GET, ESTABLISHMENTS)
+        .bearer_auth(&argentina)
+        .header("accept-language", "en")
+        .send()
+        .await
+        .expect("send");
+    let retry_after: u64 = header(&refused, "retry-after").parse().expect("Retry-After in seconds");
+    assert!((1..=60).contains(&retry_after), "Retry-After {retry_after}");
+    assert_eq!(header(&refused, "ratelimit"), r#""token";r=0;t=180"#);
+    assert_eq!(header(&refused, "ratelimit-policy"), r#""token";q=3;w=180"#);
+    let (code, message) = error_envelope(refused, StatusCode::TOO_MANY_REQUESTS).await;
+    assert_eq!(code, 429);
+    assert_eq!(
+        message,
+        format!("Too many requests. Try again in {retry_after} seconds.")
+    );
+
+    assert_eq!(
+        app.get(ESTABLISHMENTS, &brazil).await.status(),
+        StatusCode::OK,
+        "another token's bucket is full"
+    );
+    let login = app.login_as(integrator("AR")).await;
+    let fresh = login["access_token"].as_str().expect("a token");
+    assert_eq!(
+        app.get(ESTABLISHMENTS, fresh).await.status(),
+        StatusCode::OK,
+        "a new token, a new bucket"
+    );
+    let health = app
+        .client
+        .get(format!("{}/health", app.base))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(
+        health.status(),
+        StatusCode::OK,
+        "a call without a token is not limited per token"
+    );
+    assert!(health.headers().get("ratelimit").is_none());
+}
+
+#[tokio::test]
+async fn each_address_has_its_own_bucket_whatever_the_token() {
+    let app = TestApp::spawn_with(Backend::Sqlite, limits(None, THREE, &[])).await;
+    for _ in 0..3 {
+        let response = app
+            .client
+            .get(format!("{}/health", app.base))
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(header(&response, "ratelimit-policy"), r#""address";q=3;w=180"#);
+    }
+    let refused = app
+        .request(Method::GET, ESTABLISHMENTS)
+        .bearer_auth("any-token")
+        .send()
+        .await
+        .expect("send");
+    assert!(header(&refused, "retry-after").parse::<u64>().is_ok_and(|s| s >= 1));
+    let (code, message) = error_envelope(refused, StatusCode::TOO_MANY_REQUESTS).await;
+    assert_eq!(code, 429);
+    assert!(message.starts_with("Demasiadas solicitudes"), "{message}");
+    let refused_login = app.login(integrator("AR").email, integrator("AR").password).await;
+    error_envelope(refused_login, StatusCode::TOO_MANY_REQUESTS).await;
+
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<IpAddr>().expect("an address"))
+        .build()
+        .expect("a client on another loopback address");
+    let response = elsewhere
+        .get(format!("{}/health", app.base))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(response.status(), StatusCode::OK, "another address's bucket is full");
+    assert_eq!(header(&response, "ratelimit"), r#""address";r=2;t=60"#);
+}
+
+#[tokio::test]
+async fn forwarded_addresses_are_believed_only_from_trusted_proxies() {
+    let one = Some(Rate {
+        burst: 1,
+        replenish: Duration::from_secs(60),
+    });
+    let forwarded = |app: &TestApp, client: &'static str| {
+        app.client
+            .get(format!("{}/health", app.base))
+            .header("x-forwarded-for", client)
+            .send()
+    };
+    let behind_proxy = TestApp::spawn_with(Backend::Sqlite, limits(None, one, &["127.0.0.0/8"])).await;
+    assert_eq!(
+        forwarded(&behind_proxy, "203.0.113.7").await.expect("send").status(),
+        StatusCode::OK
+    );
+    let again = forwarded(&behind_proxy, "203.0.113.7").await.expect("send");
+    error_envelope(again, StatusCode::TOO_MANY_REQUESTS).await;
+    let other_client = forwarded(&behind_proxy, "198.51.100.1, 203.0.113.8")
+        .await
+        .expect("send");
+    assert_eq!(
+        other_client.status(),
+        StatusCode::OK,
+        "the proxy's last hop names the client"
+    );
+
+    let exposed = TestApp::spawn_with(Backend::Sqlite, limits(None, one, &[])).await;
+    assert_eq!(
+        forwarded(&exposed, "203.0.113.7").await.expect("send").status(),
+        StatusCode::OK
+    );
+    let spoofed = forwarded(&exposed, "203.0.113.8").await.expect("send");
+    error_envelope(spoofed, StatusCode::TOO_MANY_REQUESTS).await;
+}
+
+#[tokio::test]
+async fn by_default_successful_answers_say_where_the_client_stands() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let token = app.token(integrator("AR")).await;
+    let response = app.get(ESTABLISHMENTS, &token).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        header(&response, "ratelimit-policy"),
+        r#""address";q=4000;w=2, "token";q=2000;w=2"#
+    );
+    let state = header(&response, "ratelimit");
+    let (address, token) = state.split_once(", ").expect("two limits");
+    let remaining: u32 = address
+        .strip_prefix(r#""address";r="#)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|r| r.parse().ok())
+        .expect("the address's remaining requests");
+    assert!((3990..4000).contains(&remaining), "{state}");
+    assert!(
+        token.starts_with(r#""token";r=1999;t="#),
+        "a fresh token's first request: {state}"
+    );
+}
+
+fn impatient() -> Setup {
+    let mut setup = Setup::default();
+    setup.server.header_read_timeout = Duration::from_millis(300);
+    setup.server.body_read_timeout = Duration::from_millis(300);
+    setup
+}
+
+/// Everything the server sends on `stream` until it closes the connection; a server that never closes fails the test.
+async fn until_closed(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(15), async {
+        let mut buffer = [0; 4096];
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the server kept a slow client's connection open");
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(app.base.trim_start_matches("http://"))
+        .await
+        .expect("connect")
+}
+
+#[tokio::test]
+async fn a_client_that_sends_half_a_head_or_nothing_is_disconnected() {
+    let app = TestApp::spawn_with(Backend::Sqlite, impatient()).await;
+    let mut silent = connect(&app).await;
+    let mut half = connect(&app).await;
+    half.write_all(b"GET /health HTTP/1.1\r\nHost: tranquera\r\nX-SVC-SYS")
+        .await
+        .expect("write");
+    assert_eq!(until_closed(&mut half).await, "", "closed without an answer");
+    assert_eq!(until_closed(&mut silent).await, "");
+
+    let mut kept_alive = connect(&app).await;
+    kept_alive
+        .write_all(b"GET /health HTTP/1.1\r\nHost: tranquera\r\n\r\n")
+        .await
+        .expect("write");
+    let answered = until_closed(&mut kept_alive).await;
+    assert!(
+        answered.starts_with("HTTP/1.1 200"),
+        "an idle kept-alive connection is closed after its answer: {answered}"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_is_answered_408_in_the_envelope() {
+    let app = TestApp::spawn_with(Backend::Sqlite, impatient()).await;
+    let token = app.token(integrator("AR")).await;
+    let head = |path: &str, extra: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: tranquera\r\nX-SVC-SYSTEM-ID: 8\r\nContent-Type: application/json\r\n\
+             Accept-Language: en\r\nContent-Length: 200\r\n{extra}\r\n{{\"email\": "
+        )
+    };
+    let with_key = format!("Authorization: Bearer {token}\r\nIdempotency-Key: slow-1\r\n");
+    for request in [head("/api/v2/login", ""), head(ESTABLISHMENTS, &with_key)] {
+        let mut stream = connect(&app).await;
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let answer = until_closed(&mut stream).await;
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let envelope: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+        assert_eq!(envelope["error"]["code"], 408, "{envelope}");
+        assert_eq!(
+            envelope["error"]["message"],
+            "The request body stopped arriving for more than 1 seconds."
+        );
+    }
+}

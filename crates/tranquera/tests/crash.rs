@@ -1,0 +1,383 @@
+//! Crash safety of the real binary, on SQLite and on PostgreSQL: a burst of concurrent writes (work orders with
+//! lines, batches of device events), SIGKILL in the middle of it, a restart on the same database, and then every
+//! acknowledged write is there, whole, and no write is there in part.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use sqlx::Connection;
+use store::auth::{AuthConfig, PasswordCost};
+use store::seed::{DemoOptions, DEMO_ACCOUNTS};
+use store::{PoolOptions, Store, StoreConfig};
+use testkit::process::ServerProcess;
+
+const DEMO: DemoOptions = DemoOptions {
+    scale: 1,
+    farmers: 3,
+    seed: 5,
+};
+/// Writers at once.
+const WRITERS: usize = 12;
+/// Acknowledged writes to wait for before the kill, so that it lands mid-burst.
+const ACKS_BEFORE_KILL: usize = 60;
+const EVENTS_PER_BATCH: usize = 50;
+/// Device event values from here up are this test's: `MARK + batch * 100 + index`.
+const MARK: f64 = 1_000_000.0;
+const WORK_ORDERS: &str = "/api/v3/third_party/work_orders";
+const DEVICE_EVENTS: &str = "/api/v3/third_party/device_events";
+
+/// A scratch folder for a SQLite database and the servers' logs, deleted at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("tranquera-crash-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn postgres_database() -> String {
+    let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
+        .await
+        .expect("the cluster starts");
+    let name = format!("tranquera_crash_{}", std::process::id());
+    let mut attempts = 0;
+    let mut admin = loop {
+        match sqlx::PgConnection::connect(&admin_url).await {
+            Ok(connection) => break connection,
+            // The cluster may still say "starting up" just after it opened its port.
+            Err(error) if attempts < 100 => {
+                attempts += 1;
+                eprintln!("waiting for PostgreSQL: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("connect to PostgreSQL: {error}"),
+        }
+    };
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .expect("create the database");
+    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
+    format!("{base}/{name}")
+}
+
+/// Migrates and seeds `url`, with cheap password hashes (their cost is stored with them, so logins stay cheap).
+async fn seed(url: &str) {
+    let config = StoreConfig {
+        pool: PoolOptions::default(),
+        auth: AuthConfig {
+            password_cost: PasswordCost {
+                memory_kib: 256,
+                iterations: 1,
+            },
+            ..AuthConfig::default()
+        },
+        ..StoreConfig::default()
+    };
+    let store = Store::connect(url, config).await.expect("connect");
+    store.migrate().await.expect("migrate");
+    store::seed::demo(&store, &DEMO).await.expect("seed");
+    store.close().await;
+}
+
+fn serve(url: &str, log: &Path) -> ServerProcess {
+    let args = [
+        "serve",
+        "--database",
+        url,
+        "--no-jobs",
+        "--rate-limit-token",
+        "0",
+        "--rate-limit-address",
+        "0",
+    ];
+    ServerProcess::start(Path::new(env!("CARGO_BIN_EXE_tranquera")), &args, log)
+}
+
+/// An API client of one server and one token.
+#[derive(Clone)]
+struct Api {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Api {
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}{path}", self.base))
+            .header("X-SVC-SYSTEM-ID", "8")
+            .bearer_auth(&self.token)
+            .timeout(Duration::from_secs(20))
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let response = self.request(reqwest::Method::GET, path).send().await.expect("GET");
+        assert_eq!(response.status(), StatusCode::OK, "GET {path}");
+        response.json().await.expect("JSON")
+    }
+
+    async fn first_id(&self, path: &str) -> i64 {
+        self.get(path).await["items"][0]["id"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{path} has an item"))
+    }
+
+    async fn all_items(&self, path: &str) -> Vec<Value> {
+        let mut items = Vec::new();
+        let mut page = 1;
+        loop {
+            let body = self.get(&format!("{path}?size=500&page={page}")).await;
+            items.extend(body["items"].as_array().expect("items").iter().cloned());
+            match body["next_page"].as_u64() {
+                Some(next) if next > page => page = next,
+                _ => return items,
+            }
+        }
+    }
+}
+
+/// A logged-in client of the Argentine integrator, and its society's id.
+async fn log_in(base: &str) -> (Api, i64) {
+    let account = DEMO_ACCOUNTS
+        .iter()
+        .find(|a| a.country == "AR" && a.api_role)
+        .expect("an Argentine integrator");
+    let http = reqwest::Client::new();
+    let login: Value = http
+        .post(format!("{base}/api/v2/login"))
+        .header("X-SVC-SYSTEM-ID", "8")
+        .json(&json!({ "email": account.email, "password": account.password }))
+        .send()
+        .await
+        .expect("login")
+        .json()
+        .await
+        .expect("login JSON");
+    let api = Api {
+        http,
+        base: base.to_owned(),
+        token: login["access_token"].as_str().expect("a token").to_owned(),
+    };
+    (api, login["society"]["id"].as_i64().expect("a society id"))
+}
+
+/// What a work order needs from the caller's society.
+struct Refs {
+    society: i64,
+    campaign: i64,
+    formulated: i64,
+    voucher_type: i64,
+    labour_type: i64,
+    contractor: i64,
+    machine: i64,
+    applicator: i64,
+    devices: Vec<i64>,
+    event_type: i64,
+}
+
+async fn references(api: &Api, society: i64) -> Refs {
+    let devices = api.get("/api/v3/third_party/devices?size=500").await["items"]
+        .as_array()
+        .expect("devices")
+        .iter()
+        .filter_map(|d| d["id"].as_i64())
+        .collect();
+    Refs {
+        society,
+        campaign: api.first_id("/api/v3/third_party/campaigns").await,
+        formulated: api.first_id("/api/v3/third_party/formulateds").await,
+        voucher_type: api.first_id("/api/v3/third_party/voucher_types").await,
+        labour_type: api.first_id("/api/v3/third_party/application_order_labour_types").await,
+        contractor: api.first_id("/api/v3/third_party/contractors").await,
+        machine: api.first_id("/api/v3/third_party/machines").await,
+        applicator: api.first_id("/api/v3/third_party/applicators").await,
+        devices,
+        event_type: api.first_id("/api/v3/third_party/device_event_types").await,
+    }
+}
+
+/// A work order named by its shape: `CRASH-<writer>-<n>-<supplies>-<labours>`.
+fn work_order(refs: &Refs, external_id: &str, supplies: usize, labours: usize) -> Value {
+    let state = json!({ "pending": true, "executed": false, "confirmed": false });
+    let supply = json!({ "cultivation": { "local_id": refs.campaign }, "formulated": { "local_id": refs.formulated },
+                         "area_applied": 10.0, "total_applied": 20.0, "date": "2025-10-02T08:00:00-03:00", "state": state });
+    let labour = json!({ "cultivation": { "local_id": refs.campaign }, "labour_type": { "local_id": refs.labour_type },
+                         "area_applied": 10.0, "contractors": [{ "local_id": refs.contractor }],
+                         "machines": [{ "local_id": refs.machine }], "applicators": [{ "local_id": refs.applicator }],
+                         "date": "2025-10-02T08:00:00-03:00", "state": state });
+    json!({
+        "header": {
+            "external_id": external_id,
+            "system_id": "third_party",
+            "name": external_id,
+            "date": "2025-10-02T08:00:00-03:00",
+            "voucher_date": "2025-10-01T00:00:00-03:00",
+            "state": state,
+            "extra_fields": { "company": { "local_id": refs.society }, "voucher_type": { "local_id": refs.voucher_type } }
+        },
+        "supplies": vec![supply; supplies],
+        "labours": vec![labour; labours],
+    })
+}
+
+fn event_batch(refs: &Refs, batch: usize) -> Value {
+    let events: Vec<Value> = (0..EVENTS_PER_BATCH)
+        .map(|index| {
+            json!({ "device_id": refs.devices[(batch + index) % refs.devices.len()],
+                    "device_event_type_id": refs.event_type, "recorded_at": "2024-03-01T09:30:00-03:00",
+                    "value": MARK + (batch * 100 + index) as f64 })
+        })
+        .collect();
+    Value::Array(events)
+}
+
+/// What the writers saw before the server died.
+#[derive(Default)]
+struct Acknowledged {
+    orders: Vec<(String, usize, usize)>,
+    batches: Vec<usize>,
+    /// Answers other than success; none is expected.
+    refusals: Vec<String>,
+}
+
+async fn burst(api: &Api, refs: Arc<Refs>, server: &mut ServerProcess) -> Acknowledged {
+    let acknowledged = Arc::new(Mutex::new(Acknowledged::default()));
+    let count = Arc::new(AtomicUsize::new(0));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            let (api, refs, acknowledged, count) = (api.clone(), refs.clone(), acknowledged.clone(), count.clone());
+            tokio::spawn(async move {
+                for n in 0.. {
+                    let (supplies, labours) = (1 + n % 4, 1 + n % 3);
+                    let external_id = format!("CRASH-{writer}-{n}-{supplies}-{labours}");
+                    let batch = writer * 10_000 + n;
+                    let (path, body) = if (writer + n) % 2 == 0 {
+                        (
+                            "/integration/api/v1/workOrders",
+                            work_order(&refs, &external_id, supplies, labours),
+                        )
+                    } else {
+                        (DEVICE_EVENTS, event_batch(&refs, batch))
+                    };
+                    let Ok(response) = api.request(reqwest::Method::POST, path).json(&body).send().await else {
+                        return; // The server is gone.
+                    };
+                    let status = response.status();
+                    let mut seen = acknowledged.lock().expect("the acknowledgements");
+                    if status != StatusCode::CREATED {
+                        seen.refusals.push(format!("{path}: {status}"));
+                    } else if path == DEVICE_EVENTS {
+                        seen.batches.push(batch);
+                    } else {
+                        seen.orders.push((external_id, supplies, labours));
+                    }
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    while count.load(Ordering::Relaxed) < ACKS_BEFORE_KILL {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server.kill();
+    for writer in writers {
+        writer.await.expect("a writer");
+    }
+    Arc::try_unwrap(acknowledged)
+        .ok()
+        .expect("no writer left")
+        .into_inner()
+        .expect("the acknowledgements")
+}
+
+async fn acknowledged_writes_survive_sigkill(url: &str, scratch: &Scratch) {
+    seed(url).await;
+    let log = scratch.0.join("server.log");
+    let mut server = serve(url, &log);
+    let (api, society) = log_in(&server.base).await;
+    let refs = Arc::new(references(&api, society).await);
+    let acknowledged = burst(&api, refs, &mut server).await;
+    assert!(
+        acknowledged.refusals.is_empty(),
+        "refused writes: {:?}",
+        acknowledged.refusals
+    );
+
+    let restarted = serve(url, &log);
+    let api = Api {
+        base: restarted.base.clone(),
+        ..api
+    };
+    let mut orders: HashMap<String, usize> = HashMap::new();
+    for order in api.all_items(WORK_ORDERS).await {
+        let external_id = order["header"]["external_id"].as_str().unwrap_or_default().to_owned();
+        let Some(shape) = external_id.strip_prefix("CRASH-") else {
+            continue;
+        };
+        let numbers: Vec<usize> = shape.split('-').filter_map(|n| n.parse().ok()).collect();
+        let lines = |key: &str| order[key].as_array().map_or(0, Vec::len);
+        assert_eq!(
+            (lines("supplies"), lines("labours")),
+            (numbers[2], numbers[3]),
+            "{external_id} is whole"
+        );
+        *orders.entry(external_id).or_default() += 1;
+    }
+    assert!(orders.values().all(|&n| n == 1), "an order stored twice: {orders:?}");
+    for (external_id, _, _) in &acknowledged.orders {
+        assert!(orders.contains_key(external_id), "acknowledged {external_id} is lost");
+    }
+
+    let mut batches: HashMap<usize, HashSet<usize>> = HashMap::new();
+    for event in api.all_items(DEVICE_EVENTS).await {
+        let Some(value) = event["value"].as_f64().filter(|v| *v >= MARK) else {
+            continue;
+        };
+        let offset = (value - MARK) as usize;
+        batches.entry(offset / 100).or_default().insert(offset % 100);
+    }
+    for (batch, events) in &batches {
+        assert_eq!(events.len(), EVENTS_PER_BATCH, "batch {batch} is whole");
+    }
+    for batch in &acknowledged.batches {
+        assert!(batches.contains_key(batch), "acknowledged batch {batch} is lost");
+    }
+    eprintln!(
+        "{} orders and {} event batches acknowledged before SIGKILL; {} orders and {} batches found after the restart",
+        acknowledged.orders.len(),
+        acknowledged.batches.len(),
+        orders.len(),
+        batches.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_sqlite_acknowledged_writes_survive_sigkill_whole() {
+    let scratch = Scratch::new("sqlite");
+    let url = format!("sqlite://{}", scratch.0.join("api.sqlite").display());
+    acknowledged_writes_survive_sigkill(&url, &scratch).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgres_acknowledged_writes_survive_sigkill_whole() {
+    let scratch = Scratch::new("postgres");
+    let url = postgres_database().await;
+    acknowledged_writes_survive_sigkill(&url, &scratch).await;
+}
