@@ -9,7 +9,7 @@ use domain::Generation;
 use serde_json::json;
 use utoipa::openapi::path::{Operation, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
 use utoipa::openapi::security::{
     ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
 };
@@ -164,6 +164,15 @@ pub fn page_of(item: RefOr<Schema>) -> RefOr<Schema> {
 /// A JSON array of `item`.
 pub fn array_of(item: RefOr<Schema>) -> RefOr<Schema> {
     ArrayBuilder::new().items(item).into()
+}
+
+/// One `item`, or a JSON array of them: the answer of a write that takes either and answers in kind.
+pub fn one_or_array_of(item: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(item.clone())
+        .item(array_of(item))
+        .description(Some("One object when one was sent; an array, in the order sent, when an array was sent."))
+        .into()
 }
 
 /// What an operation is, for the document.
