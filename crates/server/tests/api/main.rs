@@ -10,6 +10,7 @@ mod establishments;
 mod farmers;
 mod field;
 mod field_writes;
+mod fuzz_regressions;
 mod idempotency;
 mod isolation;
 mod jobs;
