@@ -81,7 +81,8 @@ fn violations(document: &Value, schema: &Value, value: &Value, at: &str) -> Vec<
 
 /// The documented success schema of `method path` for `status`.
 fn documented_answer(document: &Value, method: &str, path: &str, status: u16) -> Value {
-    let schema = &document["paths"][path][method]["responses"][status.to_string()]["content"]["application/json"]["schema"];
+    let schema =
+        &document["paths"][path][method]["responses"][status.to_string()]["content"]["application/json"]["schema"];
     assert!(schema.is_object(), "{method} {path} documents its {status} answer");
     schema.clone()
 }
@@ -102,7 +103,10 @@ async fn assert_documented(app: &TestApp, method: &str, path: &str, status: u16,
     let document = served_document(app).await;
     let schema = documented_answer(&document, method, path, status);
     let breaches = violations(&document, &schema, value, "answer");
-    assert!(breaches.is_empty(), "{method} {path} answered outside its document: {breaches:#?}");
+    assert!(
+        breaches.is_empty(),
+        "{method} {path} answered outside its document: {breaches:#?}"
+    );
 }
 
 async fn first_id(app: &TestApp, path: &str, token: &str) -> Value {

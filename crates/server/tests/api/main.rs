@@ -19,6 +19,7 @@ mod operations;
 mod pipeline;
 mod planning;
 mod plots;
+mod route_isolation;
 mod sdk;
 mod spec_paths;
 mod sync;
