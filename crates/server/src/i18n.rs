@@ -161,8 +161,12 @@ impl Msg {
             (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
             (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
             (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
-            (Msg::NulInBody, Es) => "El cuerpo de la solicitud no es válido: un texto contiene el carácter NUL (\\u0000).".into(),
-            (Msg::NulInBody, Pt) => "O corpo da requisição não é válido: um texto contém o caractere NUL (\\u0000).".into(),
+            (Msg::NulInBody, Es) => {
+                "El cuerpo de la solicitud no es válido: un texto contiene el carácter NUL (\\u0000).".into()
+            }
+            (Msg::NulInBody, Pt) => {
+                "O corpo da requisição não é válido: um texto contém o caractere NUL (\\u0000).".into()
+            }
             (Msg::NulInBody, En) => "The request body is not valid: a text holds the NUL character (\\u0000).".into(),
             (Msg::UnsupportedMediaType, Es) => "El cuerpo debe enviarse con Content-Type: application/json.".into(),
             (Msg::UnsupportedMediaType, Pt) => "O corpo deve ser enviado com Content-Type: application/json.".into(),

@@ -171,7 +171,9 @@ pub fn one_or_array_of(item: RefOr<Schema>) -> RefOr<Schema> {
     OneOfBuilder::new()
         .item(item.clone())
         .item(array_of(item))
-        .description(Some("One object when one was sent; an array, in the order sent, when an array was sent."))
+        .description(Some(
+            "One object when one was sent; an array, in the order sent, when an array was sent.",
+        ))
         .into()
 }
 

@@ -203,9 +203,8 @@ fn message(refusal: FieldRefusal, resource: &'static str) -> Msg {
     match refusal {
         FieldRefusal::Common(Refusal::Blank(field)) => Msg::Blank(field),
         FieldRefusal::Common(Refusal::NotPositive(field)) => Msg::NotPositive(field),
-        FieldRefusal::Common(Refusal::OutOfRange { field, min, max }) | FieldRefusal::OutOfRange { field, min, max } => {
-            Msg::OutOfRange { field, min, max }
-        }
+        FieldRefusal::Common(Refusal::OutOfRange { field, min, max })
+        | FieldRefusal::OutOfRange { field, min, max } => Msg::OutOfRange { field, min, max },
         FieldRefusal::Common(Refusal::UnknownReference { field, id }) => Msg::UnknownReference { field, id },
         FieldRefusal::Common(Refusal::NotFound) => Msg::NotFound {
             resource,
