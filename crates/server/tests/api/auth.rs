@@ -161,6 +161,27 @@ on_both_backends! {
         assert!(message.contains("X-SVC-SYSTEM-ID"), "{message}");
     }
 
+    // Found while checking where tokens travel: a login or refresh sent with a bearer token and an Idempotency-Key
+    // had its answer, fresh tokens included, stored in clear and replayed, and a replayed refresh escaped the reuse
+    // check.
+    async fn credentials_are_never_stored_or_replayed_for_an_idempotency_key(app) {
+        let account = integrator("AR");
+        let bearer = app.token(account).await;
+        let credentials = json!({ "email": account.email, "password": account.password });
+        let login = || app.request(Method::POST, "/api/v2/login").bearer_auth(&bearer).header("Idempotency-Key", "login-once").json(&credentials).send();
+        let first = login().await.expect("login");
+        let second = login().await.expect("login");
+        assert!(second.headers().get("idempotent-replayed").is_none(), "a login is never replayed");
+        let first: Value = first.json().await.expect("JSON");
+        let second: Value = second.json().await.expect("JSON");
+        assert_ne!(first["access_token"], second["access_token"], "each login issues its own tokens");
+        let refresh_token = first["refresh_token"].as_str().expect("refresh");
+        let renew = || app.request(Method::POST, "/api/v2/login/refresh").bearer_auth(&bearer).header("Idempotency-Key", "renew-once").json(&json!({ "refresh_token": refresh_token })).send();
+        let renewed = renew().await.expect("refresh");
+        assert_eq!(renewed.status(), StatusCode::OK);
+        error_envelope(renew().await.expect("refresh"), StatusCode::UNAUTHORIZED).await;
+    }
+
     async fn a_refresh_token_is_not_an_access_token(app) {
         let login = app.login_as(integrator("AR")).await;
         let refresh_token = login["refresh_token"].as_str().expect("refresh token");
