@@ -16,6 +16,7 @@ mod isolation;
 mod jobs;
 mod openapi;
 mod operations;
+mod outbound;
 mod pipeline;
 mod planning;
 mod plots;
