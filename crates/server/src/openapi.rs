@@ -51,6 +51,10 @@ pub enum Security {
     None,
 }
 
+/// The filter dates the server accepts: `Y-m-dTH:i:sP` (or a `Z` offset), whole seconds. RFC 3339 allows more
+/// (fractions of a second), so `format: date-time` alone would promise what is answered with 400.
+const FILTER_DATE_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$";
+
 fn integer() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::Integer)
 }
@@ -93,7 +97,8 @@ pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::op
                 .schema_type(Type::String)
                 .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
                     utoipa::openapi::KnownFormat::DateTime,
-                ))),
+                )))
+                .pattern(Some(FILTER_DATE_PATTERN)),
         )
     };
     let mut parameters = vec![query(

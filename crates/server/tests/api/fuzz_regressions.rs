@@ -172,6 +172,23 @@ on_both_backends! {
         assert!(farmers.iter().all(|farmer| farmer["area"].is_number()), "every farmer's area is a number");
     }
 
+    // Found by schemathesis's positive-data check: the document called the filter dates `date-time`, which allows
+    // fractions of a second, but the server accepts whole seconds with an offset only.
+    async fn filter_dates_are_documented_as_the_server_reads_them(app) {
+        let token = app.token(integrator("AR")).await;
+        let document = served_document(&app).await;
+        let parameters = document["paths"][ESTABLISHMENTS]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        let updated = parameters.iter().find(|p| p["name"] == "updated_at_from").expect("a documented date filter");
+        assert_eq!(updated["schema"]["pattern"], r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$");
+        for allowed in ["2024-03-01T00:00:00-03:00", "2024-03-01T00:00:00Z"] {
+            app.get_ok(&format!("{ESTABLISHMENTS}?updated_at_from={}", allowed.replace('+', "%2B")), &token).await;
+        }
+        for excluded in ["2024-03-01T00:00:00.5-03:00", "2024-03-01T00:00:00", "2024-03-01"] {
+            let response = app.get(&format!("{ESTABLISHMENTS}?updated_at_from={excluded}"), &token).await;
+            error_envelope(response, StatusCode::BAD_REQUEST).await;
+        }
+    }
+
     // Found by fuzzing on PostgreSQL: a NUL character in any text of a body reached the database, which cannot
     // store it, and the request failed with 500 (on SQLite it was stored).
     async fn nul_characters_in_a_body_are_refused_alike_on_every_backend(app) {
