@@ -269,7 +269,7 @@ async fn finished_job(app: &TestApp, token: &str, created_at: &str, job: &Value,
         .find(|route| route.path.starts_with(&format!("{created_at}/")))
         .unwrap_or_else(|| panic!("POST {created_at} answered 202 but no route reads its job back"));
     let path = route.path.replace("{id}", &job["id"].to_string());
-    for _ in 0..200 {
+    for _ in 0..600 {
         let current = app.get_ok(&path, token).await;
         if current["status"] == "finished" || current["status"] == "failed" {
             return current;
