@@ -45,8 +45,8 @@ pub enum RowRefusal {
     /// The objective yield is not a positive number of tonnes per hectare within bounds.
     #[error("objective_yield must be greater than 0 and at most {MAX_OBJECTIVE_YIELD} t/ha, got {0}")]
     ObjectiveYield(f64),
-    /// The area is not a positive number of hectares.
-    #[error("area must be a positive number of hectares, got {0}")]
+    /// The area is not a positive number of hectares within bounds.
+    #[error("area must be greater than 0 and at most {max} hectares, got {0}", max = crate::MAX_HECTARES)]
     Area(f64),
     /// A required text is blank.
     #[error("{0} must not be blank")]
@@ -75,7 +75,7 @@ pub fn check_objective_yield(value: f64) -> Result<f64, RowRefusal> {
 
 /// Checks an area (ha).
 pub fn check_area(value: f64) -> Result<f64, RowRefusal> {
-    if value.is_finite() && value > 0.0 {
+    if value.is_finite() && value > 0.0 && value <= crate::MAX_HECTARES {
         Ok(value)
     } else {
         Err(RowRefusal::Area(value))
@@ -96,10 +96,12 @@ mod tests {
     }
 
     #[test]
-    fn areas_are_positive() {
+    fn areas_are_positive_and_bounded() {
         assert_eq!(check_area(12.5), Ok(12.5));
+        assert_eq!(check_area(crate::MAX_HECTARES), Ok(crate::MAX_HECTARES));
         assert!(check_area(0.0).is_err());
         assert!(check_area(f64::NAN).is_err());
+        assert!(check_area(1.797_693_134_862_315_5e308).is_err());
     }
 
     #[test]

@@ -19,6 +19,10 @@ pub use filters::{AuditFilters, FilterError, Generation};
 pub use lang::Lang;
 pub use page::{NextPagePolicy, PageError, PageRequest, PageWindow};
 
+/// The largest area, in hectares, a record may state: larger than any real plot or campaign, and small enough that
+/// sums over a society's plots stay finite and rounding to hundredths stays exact.
+pub const MAX_HECTARES: f64 = 1_000_000.0;
+
 /// Rounds an area to hundredths of a hectare, the precision the platform shows; sums of stored areas otherwise
 /// carry binary floating-point noise (377.90999999999997).
 pub fn round_hectares(area: f64) -> f64 {

@@ -91,6 +91,9 @@ impl ApiError {
         match refusal {
             Refusal::Blank(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::Blank(field)),
             Refusal::NotPositive(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::NotPositive(field)),
+            Refusal::OutOfRange { field, min, max } => {
+                Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::OutOfRange { field, min, max })
+            }
             Refusal::UnknownReference { field, id } => {
                 Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::UnknownReference { field, id })
             }

@@ -162,6 +162,9 @@ where
                 Msg::UnsupportedMediaType,
             ));
         }
+        if has_nul_escape(&bytes) {
+            return Err(ApiError::bad_request(Msg::NulInBody));
+        }
         serde_json::from_slice(&bytes)
             .map(ApiJson)
             .map_err(|error| ApiError::bad_request(Msg::MalformedBody(error.to_string())))
@@ -179,6 +182,19 @@ pub fn slow_body(config: &ServerConfig) -> ApiError {
         StatusCode::REQUEST_TIMEOUT,
         Msg::SlowBody(config.body_read_timeout.as_secs_f64().ceil() as u64),
     )
+}
+
+/// Whether a JSON text holds a `\u0000` escape. PostgreSQL cannot store NUL in text, so bodies with one are refused
+/// alike on every backend; raw NUL bytes are not valid JSON and fail to parse anyway. Outside strings a valid JSON
+/// text has no backslash, so walking escapes pairwise is enough.
+fn has_nul_escape(json: &[u8]) -> bool {
+    let mut bytes = json.iter();
+    while let Some(&byte) = bytes.next() {
+        if byte == b'\\' && bytes.next() == Some(&b'u') && bytes.by_ref().take(4).eq(b"0000") {
+            return true;
+        }
+    }
+    false
 }
 
 /// The client's address, for throttling failed logins: the one the rate limiter settled on (which may come from a
@@ -205,4 +221,18 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
 /// A record id from the path; anything that is not an integer names no record, so it is a 404 of `resource`.
 pub fn parse_id(raw: &str, resource: &'static str) -> Result<i64, ApiError> {
     raw.parse::<i64>().map_err(|_| ApiError::not_found(resource, raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_nul_escape;
+
+    #[test]
+    fn nul_escapes_are_found_and_escaped_backslashes_are_not_mistaken_for_them() {
+        assert!(has_nul_escape(br#"{"name":"a\u0000b"}"#));
+        assert!(has_nul_escape(br#"["x", {"k\u0000": 1}]"#));
+        assert!(!has_nul_escape(br#"{"name":"a\\u0000b"}"#));
+        assert!(!has_nul_escape(br#"{"name":"\u00e9\"\\"}"#));
+        assert!(!has_nul_escape(br#"{"name":"\u0001"}"#));
+    }
 }

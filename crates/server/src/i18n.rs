@@ -29,6 +29,8 @@ pub enum Msg {
     MissingBody,
     /// The body is not the JSON the endpoint expects.
     MalformedBody(String),
+    /// The body's text holds a NUL character (`\u0000`).
+    NulInBody,
     /// The body is not declared as JSON.
     UnsupportedMediaType,
     /// The body is larger than allowed.
@@ -163,6 +165,13 @@ impl Msg {
             (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
             (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
             (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
+            (Msg::NulInBody, Es) => {
+                "El cuerpo de la solicitud no es válido: un texto contiene el carácter NUL (\\u0000).".into()
+            }
+            (Msg::NulInBody, Pt) => {
+                "O corpo da requisição não é válido: um texto contém o caractere NUL (\\u0000).".into()
+            }
+            (Msg::NulInBody, En) => "The request body is not valid: a text holds the NUL character (\\u0000).".into(),
             (Msg::UnsupportedMediaType, Es) => "El cuerpo debe enviarse con Content-Type: application/json.".into(),
             (Msg::UnsupportedMediaType, Pt) => "O corpo deve ser enviado com Content-Type: application/json.".into(),
             (Msg::UnsupportedMediaType, En) => "The body must be sent with Content-Type: application/json.".into(),

@@ -2,7 +2,7 @@
 //! answer again instead of a duplicate. The key is bound to the request's method, path, query and body; reusing it
 //! for a different request is refused with 422, and a retry that arrives while the first request is still being
 //! answered gets 409. Only successful answers are remembered: a refused request changed nothing, so its retry may
-//! simply run again.
+//! simply run again. Answers that carry fresh credentials are never remembered (see [`NeverReplay`]).
 
 use axum::body::{to_bytes, Body};
 use axum::extract::{Request, State};
@@ -26,6 +26,11 @@ pub const REPLAYED: &str = "idempotent-replayed";
 
 /// Longest key accepted.
 const MAX_KEY_LEN: usize = 255;
+
+/// Marks an answer that is never stored nor replayed: it holds fresh credentials (login, refresh), which the server
+/// keeps only as hashes, and a replayed refresh would hand out its pair again instead of catching the reuse.
+#[derive(Debug, Clone, Copy)]
+pub struct NeverReplay;
 
 /// Answers retried POSTs from the stored first answer.
 pub async fn idempotent_posts(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -85,7 +90,7 @@ pub async fn idempotent_posts(State(state): State<AppState>, request: Request, n
 
 /// Stores a successful answer for the key's retries and passes it on; releases the key otherwise.
 async fn remember(state: &AppState, scope: &Scope, key: &str, response: Response) -> Response {
-    if !response.status().is_success() {
+    if !response.status().is_success() || response.extensions().get::<NeverReplay>().is_some() {
         if let Err(error) = state.store.forget_key(scope, key).await {
             tracing::warn!(%error, "could not release an idempotency key");
         }

@@ -9,7 +9,7 @@ use domain::Generation;
 use serde_json::json;
 use utoipa::openapi::path::{Operation, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
 use utoipa::openapi::security::{
     ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
 };
@@ -50,6 +50,10 @@ pub enum Security {
     /// Nothing: operational routes.
     None,
 }
+
+/// The filter dates the server accepts: `Y-m-dTH:i:sP` (or a `Z` offset), whole seconds. RFC 3339 allows more
+/// (fractions of a second), so `format: date-time` alone would promise what is answered with 400.
+const FILTER_DATE_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$";
 
 fn integer() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::Integer)
@@ -93,7 +97,8 @@ pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::op
                 .schema_type(Type::String)
                 .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
                     utoipa::openapi::KnownFormat::DateTime,
-                ))),
+                )))
+                .pattern(Some(FILTER_DATE_PATTERN)),
         )
     };
     let mut parameters = vec![query(
@@ -179,6 +184,17 @@ pub fn page_of(item: RefOr<Schema>) -> RefOr<Schema> {
 /// A JSON array of `item`.
 pub fn array_of(item: RefOr<Schema>) -> RefOr<Schema> {
     ArrayBuilder::new().items(item).into()
+}
+
+/// One `item`, or a JSON array of them: the answer of a write that takes either and answers in kind.
+pub fn one_or_array_of(item: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(item.clone())
+        .item(array_of(item))
+        .description(Some(
+            "One object when one was sent; an array, in the order sent, when an array was sent.",
+        ))
+        .into()
 }
 
 /// What an operation is, for the document.

@@ -155,14 +155,22 @@ pub fn hash_password(password: &str, cost: PasswordCost) -> Result<String, Store
         .map_err(|e| StoreError::Hashing(e.to_string()))
 }
 
-/// A hash of no one's password at the configured cost, computed once, to verify unknown emails against.
+/// A hash of no one's password at `cost`, computed once per cost, to verify unknown emails against. Kept per cost
+/// because stores of one process may hash at different costs (tests do), and a decoy must cost what an account's
+/// hash costs.
 fn decoy_hash(cost: PasswordCost) -> Result<String, StoreError> {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    if let Some(hash) = DECOY.get() {
-        return Ok(hash.clone());
+    type Decoys = std::sync::Mutex<std::collections::HashMap<(u32, u32), String>>;
+    static DECOYS: std::sync::OnceLock<Decoys> = std::sync::OnceLock::new();
+    let decoys = DECOYS.get_or_init(Decoys::default);
+    let key = (cost.memory_kib, cost.iterations);
+    if let Some(hash) = decoys.lock().ok().and_then(|known| known.get(&key).cloned()) {
+        return Ok(hash);
     }
     let hash = hash_password("no account has this password", cost)?;
-    Ok(DECOY.get_or_init(|| hash).clone())
+    if let Ok(mut known) = decoys.lock() {
+        known.entry(key).or_insert_with(|| hash.clone());
+    }
+    Ok(hash)
 }
 
 fn verify_password(password: &str, hash: &str) -> bool {

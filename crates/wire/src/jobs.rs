@@ -38,7 +38,7 @@ pub struct CampaignImportRow {
     /// Code in the integrator's ERP; unique among the society's campaigns when given.
     #[serde(default)]
     pub external_code: Option<String>,
-    /// Hectares; positive.
+    /// Hectares; greater than 0 and at most 1,000,000 (a row outside is refused inside the job).
     pub area: f64,
     /// Sowing date, `YYYY-MM-DD`.
     #[serde(default)]

@@ -37,7 +37,8 @@ pub struct NewPlot {
     pub name: String,
     /// The establishment it divides; a live establishment of the caller's society.
     pub establishment_id: i64,
-    /// Hectares; positive, kept to two decimals.
+    /// Hectares; greater than 0 and at most 1,000,000, kept to two decimals.
+    #[schema(exclusive_minimum = 0.0, maximum = 1_000_000.0)]
     pub area: f64,
     /// Code in the integrator's ERP; recommended, so the mapping survives renames.
     #[serde(default)]

@@ -1,13 +1,14 @@
 //! Login and refresh.
 
 use axum::extract::State;
-use axum::Json;
+use axum::{Extension, Json};
 use store::auth::Refusal;
 use wire::auth::{LoginRequest, LoginResponse, RefreshRequest};
 
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ClientAddress};
 use crate::i18n::Msg;
+use crate::idempotency::NeverReplay;
 use crate::AppState;
 
 /// `POST /api/v2/login`.
@@ -15,9 +16,9 @@ pub async fn login(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     ApiJson(body): ApiJson<LoginRequest>,
-) -> Result<Json<LoginResponse>, ApiError> {
+) -> Result<(Extension<NeverReplay>, Json<LoginResponse>), ApiError> {
     match state.store.login(&body.email, &body.password, &address).await? {
-        Ok(grant) => Ok(Json(grant.to_wire())),
+        Ok(grant) => Ok((Extension(NeverReplay), Json(grant.to_wire()))),
         Err(refusal) => Err(refused(refusal, Msg::BadCredentials)),
     }
 }
@@ -26,9 +27,9 @@ pub async fn login(
 pub async fn refresh(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<RefreshRequest>,
-) -> Result<Json<LoginResponse>, ApiError> {
+) -> Result<(Extension<NeverReplay>, Json<LoginResponse>), ApiError> {
     match state.store.refresh(&body.refresh_token).await? {
-        Ok(grant) => Ok(Json(grant.to_wire())),
+        Ok(grant) => Ok((Extension(NeverReplay), Json(grant.to_wire()))),
         Err(refusal) => Err(refused(refusal, Msg::InvalidRefreshToken)),
     }
 }

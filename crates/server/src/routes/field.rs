@@ -78,7 +78,7 @@ pub fn register(mut table: ApiTable) -> ApiTable {
                 parameters: vec![],
                 body: Some((new_events, Some(json!([{"device_id": 4, "device_event_type_id": 1,
                     "recorded_at": "2025-11-02T14:00:00-03:00", "value": 24.6}])))),
-                success: (201, openapi::array_of(event)),
+                success: (201, openapi::one_or_array_of(event)),
                 security: Security::Caller,
             },
         )
@@ -203,13 +203,14 @@ fn message(refusal: FieldRefusal, resource: &'static str) -> Msg {
     match refusal {
         FieldRefusal::Common(Refusal::Blank(field)) => Msg::Blank(field),
         FieldRefusal::Common(Refusal::NotPositive(field)) => Msg::NotPositive(field),
+        FieldRefusal::Common(Refusal::OutOfRange { field, min, max })
+        | FieldRefusal::OutOfRange { field, min, max } => Msg::OutOfRange { field, min, max },
         FieldRefusal::Common(Refusal::UnknownReference { field, id }) => Msg::UnknownReference { field, id },
         FieldRefusal::Common(Refusal::NotFound) => Msg::NotFound {
             resource,
             id: String::new(),
         },
         FieldRefusal::Common(Refusal::HasDependants { resource, count }) => Msg::HasDependants { resource, count },
-        FieldRefusal::OutOfRange { field, min, max } => Msg::OutOfRange { field, min, max },
         FieldRefusal::NotOneOf { field, allowed } => Msg::NotOneOf { field, allowed },
         FieldRefusal::RequiredForKind { field, kind } => Msg::RequiredForKind { field, kind },
         FieldRefusal::NotForKind { field, kind } => Msg::NotForKind { field, kind },

@@ -8,8 +8,10 @@ use axum::routing::{on, MethodFilter};
 use axum::Router;
 use domain::Generation;
 use serde_json::Value;
+use store::list::Scoping;
 use store::resources::Deletable;
 use store::Resource;
+use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::path::{HttpMethod, Parameter};
 use utoipa::openapi::{OpenApi, Paths, RefOr, Schema};
 use utoipa::ToSchema;
@@ -175,6 +177,7 @@ impl ApiTable {
             security: Security::Caller,
         };
         self.custom(Method::GET, path, list::<R, G>, doc)
+            .scoped(path, R::SPEC.scoping)
     }
 
     /// `GET path`: one `R` by the id in the path.
@@ -193,6 +196,22 @@ impl ApiTable {
             security: Security::Caller,
         };
         self.custom(Method::GET, path, detail::<R>, doc)
+            .scoped(path, R::SPEC.scoping)
+    }
+
+    /// States in the document whose records `GET path` serves, as `x-scope`: `society` (the caller's society's own),
+    /// `country` (a catalogue of the caller's country) or `global` (one catalogue for every society). Clients learn
+    /// what they share; the isolation test learns which lists another society must never see into.
+    fn scoped(mut self, path: &str, scoping: Scoping) -> Self {
+        let scope = match scoping {
+            Scoping::Society => "society",
+            Scoping::Country => "country",
+            Scoping::Global => "global",
+        };
+        if let Some(operation) = self.paths.paths.get_mut(path).and_then(|item| item.get.as_mut()) {
+            operation.extensions = Some(Extensions::from_iter([("x-scope", scope)]));
+        }
+        self
     }
 
     /// `GET path` and `GET path/{id}`: a v3 resource's list and detail.

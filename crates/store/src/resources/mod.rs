@@ -98,12 +98,21 @@ impl Store {
 }
 
 /// Why a write was refused: each variant is a rule of the API, answered with its own message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
     /// A required text field is empty.
     Blank(&'static str),
     /// A number that must be positive is not.
     NotPositive(&'static str),
+    /// A number is outside its range, bounds included.
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// Lowest allowed.
+        min: f64,
+        /// Highest allowed.
+        max: f64,
+    },
     /// A referenced record does not exist in the caller's society (or is deleted).
     UnknownReference {
         /// The field that refers.

@@ -52,6 +52,10 @@ impl Store {
         if !(new.area.is_finite() && new.area > 0.0) {
             return Ok(Err(Refusal::NotPositive("area")));
         }
+        if new.area > domain::MAX_HECTARES {
+            let (field, min, max) = ("area", 0.0, domain::MAX_HECTARES);
+            return Ok(Err(Refusal::OutOfRange { field, min, max }));
+        }
         let society_id = scope.society_id();
         let now = now_millis();
         let created: Option<i64> = with_writer!(&self.db, pool => {
