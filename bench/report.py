@@ -67,7 +67,14 @@ def judge(result, results, ceiling, peer):
         if not first or not first.get("rps"):
             return "≥ 0.9× page 1", None
         result["deep_ratio"] = result["rps"] / first["rps"]
-        return f"≥ 0.9× page 1 (is {result['deep_ratio']:.2f}×)", result["deep_ratio"] >= 0.9
+        shown = f"is {result['deep_ratio']:.2f}×"
+        sql = find(results, "deep_sql", backend)
+        scans = sql and (sql["count"] or sql["offset"])
+        if scans:
+            shown += "; its SQL has " + " and ".join(
+                word for word, present in (("COUNT(*)", sql["count"]), ("OFFSET", sql["offset"])) if present)
+        target = f"≥ 0.9× page 1, no OFFSET scan, no count per request ({shown})"
+        return target, result["deep_ratio"] >= 0.9 and not scans
     if key == "conditional_get":
         not_modified = result.get("statuses", {}).get("304", 0)
         shown = f"{not_modified:,} of {result['requests']:,} were 304"

@@ -147,9 +147,18 @@ struct References {
     machines: Vec<(i64, Option<i64>)>,
     applicators: Vec<i64>,
     event_types: Vec<i64>,
-    /// Live tag values grouped by their group: (group id, group name, [(value id, value name)]).
-    tags: Vec<(i64, String, Vec<(i64, String)>)>,
+    /// Live tag values grouped by their group.
+    tags: Vec<TagGroup>,
 }
+
+/// A tag group of the society: (group id, group name, its live values as (id, name)).
+type TagGroup = (i64, String, Vec<(i64, String)>);
+
+/// Appends the rows of one unit (a farmer, an order…) of a table.
+type RowsOf<'a> = Box<dyn Fn(usize, &mut Vec<Val>) + 'a>;
+
+/// One table's pass: its name, columns, how many units it has, and their rows.
+type Pass<'a> = (&'static str, Vec<&'static str>, usize, RowsOf<'a>);
 
 /// The first free id of every table the module writes.
 #[derive(Debug, Clone, Copy)]
@@ -725,7 +734,7 @@ async fn references(store: &Store) -> Result<References, AdminError> {
         .bind(society_id)
         .fetch_all(pool)
         .await?;
-        let mut tags: Vec<(i64, String, Vec<(i64, String)>)> = Vec::new();
+        let mut tags: Vec<TagGroup> = Vec::new();
         for (group_id, group_name, value_id, value_name) in tag_rows {
             match tags.last_mut() {
                 Some(last) if last.0 == group_id => last.2.push((value_id, value_name)),
@@ -852,12 +861,7 @@ pub async fn grow(
         |columns: &[&'static str]| -> Vec<&'static str> { columns.iter().chain(&audit).copied().collect() };
     let plots = plan.plots();
     let orders = options.work_orders;
-    let passes: Vec<(
-        &'static str,
-        Vec<&'static str>,
-        usize,
-        Box<dyn Fn(usize, &mut Vec<Val>) + '_>,
-    )> = vec![
+    let passes: Vec<Pass<'_>> = vec![
         (
             "farmers",
             with_audit(&[
