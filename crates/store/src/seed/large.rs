@@ -1082,3 +1082,43 @@ async fn finish(store: &Store, society_id: i64) -> Result<(), AdminError> {
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_statements_use_anonymous_placeholders_and_postgres_numbered_ones() {
+        let sqlite = insert_sql(Dialect::Sqlite, "t", &["a", "b"], 3);
+        assert_eq!(sqlite, "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)");
+        let postgres = insert_sql(Dialect::Postgres, "t", &["a", "b"], 2);
+        assert_eq!(postgres, "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)");
+    }
+
+    #[test]
+    fn line_counts_add_up_to_the_average_exactly_and_number_lines_without_gaps() {
+        let options = LargeOptions {
+            work_orders: 1_000,
+            ..LargeOptions::default()
+        };
+        let counts = Plan::line_counts(&options, 7);
+        let supplies: usize = counts.iter().map(|c| c.0).sum();
+        let labours: usize = counts.iter().map(|c| c.1).sum();
+        assert_eq!(supplies + labours, 1_000 * options.lines_per_order);
+        assert!(
+            counts.iter().any(|c| c.0 + c.1 != options.lines_per_order),
+            "orders vary in size"
+        );
+        for pair in counts.windows(2) {
+            assert_eq!(pair[1].2, pair[0].2 + id_of(pair[0].0));
+            assert_eq!(pair[1].3, pair[0].3 + id_of(pair[0].1));
+        }
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_line_counts() {
+        let options = LargeOptions::default();
+        assert_eq!(Plan::line_counts(&options, 1), Plan::line_counts(&options, 1));
+        assert_ne!(Plan::line_counts(&options, 1), Plan::line_counts(&options, 2));
+    }
+}
