@@ -113,6 +113,7 @@ def rows(results):
             number(core),
             number(result.get("p50_ms"), 1) + " ms",
             number(result.get("p99_ms"), 1) + " ms",
+            number(result.get("non_2xx", 0) + result.get("socket_errors", 0)),
             number(result.get("rss_mb"), 1) + " MB",
             ratio(core / ceiling) if core and ceiling else "–",
             ratio(core / peer_core) if core and peer_core else "–",
@@ -128,19 +129,19 @@ def rows(results):
             seconds = result["seconds"]
             shown = f"{seconds:.1f} s" + ("" if result.get("finished", True) else " (stopped: time limit)")
             ok = result.get("finished", True) and seconds <= limit
-            table.append([label, backend, "–", number(result.get("items_per_s")), "–", shown, "–",
+            table.append([label, backend, "–", "–", "–", shown, "–", "–",
                           "–", "–", "–", f"≤ {limit} s", verdict(ok)])
     memory = find(results, "memory")
     if memory:
-        table.append(["memory, 64 connections (reads)", "sqlite", "–", "–", "–", "–", "–",
+        table.append(["memory, 64 connections (reads)", "sqlite", "–", "–", "–", "–", "–", "–",
                       number(memory["rss_mb"], 1) + " MB", "–", "–", "≤ 40 MB", verdict(memory["rss_mb"] <= 40)])
-    table.append(["token check on every request", "both", "–", "–", "–", "–", "–", "–", "–", "–",
+    table.append(["token check on every request", "both", "–", "–", "–", "–", "–", "–", "–", "–", "–",
                   "no hashing but one SHA-256, one indexed lookup", "**met** (by the code: store::auth::authenticate)"])
     return table
 
 
 def markdown(table, machine):
-    head = ["scenario", "backend", "req/s", "items/s", "req/s per server core", "p50", "p99", "peak RSS",
+    head = ["scenario", "backend", "req/s", "items/s", "req/s per server core", "p50", "p99", "failed", "peak RSS",
             "× ceiling", "× peer", "target", "met"]
     lines = [machine, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in table]
