@@ -46,6 +46,9 @@ pub enum SqliteSync {
     Normal,
 }
 
+/// The most reader connections to SQLite, whatever the pool size says.
+const MAX_SQLITE_READERS: u32 = 8;
+
 /// Which database the store talks to.
 #[derive(Debug, Clone)]
 pub(crate) enum Db {
@@ -177,8 +180,10 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
                 .connect_with(connect.clone())
                 .await?;
+            // Each SQLite connection has a thread and a page cache of its own (2 MiB), and reads are CPU-bound: more
+            // readers than a few per core only cost memory.
             let read = SqlitePoolOptions::new()
-                .max_connections(options.max_connections)
+                .max_connections(options.max_connections.min(MAX_SQLITE_READERS))
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.read_only(true))
                 .await?;

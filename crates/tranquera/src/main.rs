@@ -2,9 +2,10 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `bench_data`.
 
 mod admin;
+mod bench_data;
 mod demo;
 mod migrate;
 mod openapi;
@@ -38,6 +39,8 @@ enum Command {
     Openapi(openapi::OpenApiArgs),
     /// Mirror every list of a society into a folder (JSONL, CSV or SQLite); later runs fetch only what changed.
     Sync(sync::SyncArgs),
+    /// Grow the demo's Argentine society to the benchmark's size (see docs/performance.md).
+    BenchData(bench_data::BenchDataArgs),
 }
 
 #[tokio::main]
@@ -50,6 +53,7 @@ async fn main() -> ExitCode {
         Command::Admin(args) => admin::run(args).await,
         Command::Openapi(args) => openapi::run(args),
         Command::Sync(args) => sync::run(args).await,
+        Command::BenchData(args) => bench_data::run(args).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ use crate::Store;
 
 mod backbone;
 mod field;
+pub mod large;
 mod operations;
 mod people;
 mod planning;

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""bench/run's bookkeeping.
+
+    report.py record KEY LABEL BACKEND ITEMS CPU_SECONDS RSS_KB < wrk-output   prints one result as a JSON line
+    report.py table RESULTS MACHINE [DOCUMENT]                                  prints the table (and rewrites the
+                                                                                marked section of DOCUMENT)
+
+The table is the one of docs/performance.md: every scenario with its throughput, cost per server core, latency and
+memory, its ratios to the ceiling (nginx) and the peer (datasette), and the issue's target marked met or not met."""
+
+import json
+import sys
+
+START = "<!-- bench:table:start -->"
+END = "<!-- bench:table:end -->"
+
+
+def load(path):
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def find(results, key, backend=None):
+    for result in results:
+        if result.get("key") == key and (backend is None or result.get("backend") == backend):
+            return result
+    return None
+
+
+def number(value, digits=0):
+    if value is None:
+        return "–"
+    if digits == 0:
+        return f"{value:,.0f}"
+    return f"{value:,.{digits}f}"
+
+
+def ratio(value):
+    return "–" if value is None else f"{value:.2f}×" if value < 10 else f"{value:.0f}×"
+
+
+def verdict(ok):
+    if ok is None:
+        return "not measured"
+    return "**met**" if ok else "**not met**"
+
+
+def per_core(result):
+    return result.get("per_core") if result else None
+
+
+def judge(result, results, ceiling, peer):
+    """The issue's target for one scenario row, and whether the row meets it."""
+    key, backend = result["key"], result.get("backend")
+    core = per_core(result)
+    share = core / ceiling if core and ceiling else None
+    if key == "v2_plots_p1" and backend == "sqlite":
+        over_peer = core / peer if core and peer else None
+        ok = None if share is None or over_peer is None else share >= 0.25 and over_peer >= 50
+        return "≥ 0.25× ceiling and ≥ 50× peer per core", ok
+    if key == "v2_plots_p1":
+        return "≥ 0.15× ceiling per core", None if share is None else share >= 0.15
+    if key == "v3_work_orders":
+        return "≥ 0.10× ceiling per core", None if share is None else share >= 0.10
+    if key == "v2_plots_deep":
+        first = find(results, "v2_plots_p1", backend)
+        if not first or not first.get("rps"):
+            return "≥ 0.9× page 1", None
+        result["deep_ratio"] = result["rps"] / first["rps"]
+        shown = f"is {result['deep_ratio']:.2f}×"
+        sql = find(results, "deep_sql", backend)
+        scans = sql and (sql["count"] or sql["offset"])
+        if scans:
+            shown += "; its SQL has " + " and ".join(
+                word for word, present in (("COUNT(*)", sql["count"]), ("OFFSET", sql["offset"])) if present)
+        target = f"≥ 0.9× page 1, no OFFSET scan, no count per request ({shown})"
+        return target, result["deep_ratio"] >= 0.9 and not scans
+    if key == "conditional_get":
+        not_modified = result.get("statuses", {}).get("304", 0)
+        shown = f"{not_modified:,} of {result['requests']:,} were 304"
+        if not not_modified:
+            return f"304s, ≥ 0.5× ceiling per core ({shown})", False
+        return f"304s, ≥ 0.5× ceiling per core ({shown})", None if share is None else share >= 0.5
+    if key == "audit_filter":
+        plan = find(results, "audit_plan", backend)
+        if not plan:
+            return "answered from an index", None
+        return f"answered from an index ({plan['summary']})", plan["indexed"]
+    if key == "work_order_create":
+        return "≥ 2,000 creates/s, no failures", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
+    if key == "device_events":
+        return "≥ 100,000 events/s, no failures", result["items_per_s"] >= 100_000 and result.get("non_2xx", 0) == 0
+    return "", None
+
+
+def rows(results):
+    nginx = find(results, "nginx")
+    peer = find(results, "datasette_nocount")
+    ceiling = per_core(nginx)
+    peer_core = per_core(peer)
+    table = []
+    for result in results:
+        if "rps" not in result:
+            continue
+        core = per_core(result)
+        target, ok = ("reference", None) if result["key"] in ("nginx", "datasette_count", "datasette_nocount") else judge(
+            result, results, ceiling, peer_core)
+        table.append([
+            result["scenario"],
+            result.get("backend", "–"),
+            number(result["rps"]),
+            number(result.get("items_per_s")),
+            number(core),
+            number(result.get("p50_ms"), 1) + " ms",
+            number(result.get("p99_ms"), 1) + " ms",
+            number(result.get("non_2xx", 0) + result.get("socket_errors", 0)),
+            number(result.get("rss_mb"), 1) + " MB",
+            ratio(core / ceiling) if core and ceiling else "–",
+            ratio(core / peer_core) if core and peer_core else "–",
+            target,
+            "" if target == "reference" else verdict(ok),
+        ])
+    for backend in ("sqlite", "postgres"):
+        full = find(results, "sync_full", backend)
+        incremental = find(results, "sync_incremental", backend)
+        for label, result, limit in (("full sync", full, 60), ("incremental sync after 1,000 changes", incremental, 2)):
+            if not result:
+                continue
+            seconds = result["seconds"]
+            shown = f"{seconds:.1f} s" + ("" if result.get("finished", True) else " (stopped: time limit)")
+            ok = result.get("finished", True) and seconds <= limit
+            table.append([label, backend, "–", "–", "–", shown, "–", "–",
+                          "–", "–", "–", f"≤ {limit} s", verdict(ok)])
+    memory = find(results, "memory")
+    if memory:
+        table.append(["memory, 64 connections (reads)", "sqlite", "–", "–", "–", "–", "–", "–",
+                      number(memory["rss_mb"], 1) + " MB", "–", "–", "≤ 40 MB", verdict(memory["rss_mb"] <= 40)])
+    table.append(["token check on every request", "both", "–", "–", "–", "–", "–", "–", "–", "–", "–",
+                  "no hashing but one SHA-256, one indexed lookup", "**met** (by the code: store::auth::authenticate)"])
+    return table
+
+
+def markdown(table, machine):
+    head = ["scenario", "backend", "req/s", "items/s", "req/s per server core", "p50", "p99", "failed", "peak RSS",
+            "× ceiling", "× peer", "target", "met"]
+    lines = [machine, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in table]
+    return "\n".join(lines)
+
+
+def record(key, label, backend, items, cpu_seconds, rss_kb):
+    """One scenario's result from wrk's output (the JSON line report.lua prints) and the server's /proc figures."""
+    figures = None
+    for line in sys.stdin:
+        if line.startswith("BENCH "):
+            figures = json.loads(line[len("BENCH "):])
+    if figures is None:
+        raise SystemExit(f"{key}: wrk printed no result")
+    seconds = figures["duration_us"] / 1e6
+    rps = figures["requests"] / seconds if seconds else 0
+    cpu = float(cpu_seconds)
+    result = {
+        "key": key, "scenario": label, "backend": backend, "requests": figures["requests"], "rps": rps,
+        "cpu_s": cpu, "per_core": figures["requests"] / cpu if cpu > 0 else None,
+        "p50_ms": figures["p50_us"] / 1000, "p99_ms": figures["p99_us"] / 1000,
+        "rss_mb": int(rss_kb) / 1024 if rss_kb else None, "bytes_per_response": figures["bytes"] / max(figures["requests"], 1),
+        "non_2xx": figures["non_2xx_3xx"], "socket_errors": figures["socket_errors"], "statuses": figures["statuses"],
+    }
+    if int(items) > 0:
+        result["items_per_s"] = rps * int(items)
+    print(json.dumps(result))
+
+
+def table(results_path, machine, document=None):
+    text = markdown(rows(load(results_path)), machine)
+    print(text)
+    if document:
+        with open(document, encoding="utf-8") as source:
+            content = source.read()
+        if START in content and END in content:
+            before, rest = content.split(START, 1)
+            _, after = rest.split(END, 1)
+            content = before + START + "\n" + text + "\n" + END + after
+            with open(document, "w", encoding="utf-8") as target:
+                target.write(content)
+
+
+if __name__ == "__main__":
+    command, *arguments = sys.argv[1:]
+    {"record": record, "table": table}[command](*arguments)
