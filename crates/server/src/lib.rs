@@ -214,6 +214,7 @@ impl Application {
                 },
                 () = &mut signal => break,
             };
+            tracing::trace!(%peer, "connection accepted");
             let router = self.router.clone();
             let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                 request.extensions_mut().insert(ConnectInfo(peer));
