@@ -218,6 +218,29 @@ impl TestApp {
         }
     }
 
+    /// Runs `sql` (binding `society_id` as `$1`) straight on the test database, bypassing the API: the integers
+    /// it selects, to check answers against.
+    pub async fn integers(&self, sql: &str, society_id: i64) -> Vec<i64> {
+        match self.backend {
+            Backend::Sqlite => {
+                let mut connection = sqlx::SqliteConnection::connect(&self.url).await.expect("connect");
+                sqlx::query_scalar(sql)
+                    .bind(society_id)
+                    .fetch_all(&mut connection)
+                    .await
+                    .expect("a query straight on the database")
+            }
+            Backend::Postgres => {
+                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                sqlx::query_scalar(sql)
+                    .bind(society_id)
+                    .fetch_all(&mut connection)
+                    .await
+                    .expect("a query straight on the database")
+            }
+        }
+    }
+
     /// A request with the system-id header, as every API call needs.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
         self.client

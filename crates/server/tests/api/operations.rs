@@ -7,9 +7,8 @@ use std::collections::HashSet;
 use chrono::{DateTime, FixedOffset};
 use reqwest::StatusCode;
 use serde_json::Value;
-use sqlx::Connection;
 
-use crate::helpers::{error_envelope, integrator, Backend, TestApp};
+use crate::helpers::{error_envelope, integrator, TestApp};
 use crate::on_both_backends;
 
 const APPLICATORS: &str = "/api/v3/third_party/applicators";
@@ -66,26 +65,10 @@ async fn society_of(app: &TestApp, country: &str) -> i64 {
 
 /// Every campaign id of a society, read straight from the database.
 async fn campaign_ids(app: &TestApp, society_id: i64) -> HashSet<i64> {
-    let sql = "SELECT id FROM campaigns WHERE society_id = $1";
-    let ids: Vec<i64> = match app.backend {
-        Backend::Sqlite => {
-            let mut connection = sqlx::SqliteConnection::connect(&app.url).await.expect("connect");
-            sqlx::query_scalar(sql)
-                .bind(society_id)
-                .fetch_all(&mut connection)
-                .await
-                .expect("campaigns")
-        }
-        Backend::Postgres => {
-            let mut connection = sqlx::PgConnection::connect(&app.url).await.expect("connect");
-            sqlx::query_scalar(sql)
-                .bind(society_id)
-                .fetch_all(&mut connection)
-                .await
-                .expect("campaigns")
-        }
-    };
-    ids.into_iter().collect()
+    app.integers("SELECT id FROM campaigns WHERE society_id = $1", society_id)
+        .await
+        .into_iter()
+        .collect()
 }
 
 fn assert_state(state: &Value) {

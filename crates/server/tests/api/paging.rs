@@ -6,34 +6,11 @@
 use reqwest::header::{ETAG, IF_NONE_MATCH};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use sqlx::Connection;
 
-use crate::helpers::{integrator, Backend, Setup, TestApp};
+use crate::helpers::{integrator, Setup, TestApp};
 use crate::{on_both_backends, on_both_backends_with};
 
 const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
-
-/// Runs `sql` (binding the society id as `$1`) straight on the test database and returns the integers it selects.
-async fn integers(app: &TestApp, sql: &str, society_id: i64) -> Vec<i64> {
-    match app.backend {
-        Backend::Sqlite => {
-            let mut connection = sqlx::SqliteConnection::connect(&app.url).await.expect("connect");
-            sqlx::query_scalar(sql)
-                .bind(society_id)
-                .fetch_all(&mut connection)
-                .await
-                .expect("the straightforward query")
-        }
-        Backend::Postgres => {
-            let mut connection = sqlx::PgConnection::connect(&app.url).await.expect("connect");
-            sqlx::query_scalar(sql)
-                .bind(society_id)
-                .fetch_all(&mut connection)
-                .await
-                .expect("the straightforward query")
-        }
-    }
-}
 
 async fn society_of(app: &TestApp, country: &str) -> i64 {
     app.login_as(integrator(country)).await["society"]["id"]
@@ -54,12 +31,12 @@ fn ids(page: &Value) -> Vec<i64> {
 /// `table` restricted by `condition`, and the envelope's totals against `count(*)`.
 async fn assert_pages_match(app: &TestApp, token: &str, path: &str, size: u64, table: &str, condition: &str) {
     let society = society_of(app, "AR").await;
-    let expected_total = integers(
-        app,
-        &format!("SELECT COUNT(*) FROM {table} t WHERE t.society_id = $1 AND {condition}"),
-        society,
-    )
-    .await[0];
+    let expected_total = app
+        .integers(
+            &format!("SELECT COUNT(*) FROM {table} t WHERE t.society_id = $1 AND {condition}"),
+            society,
+        )
+        .await[0];
     let expected_total = u64::try_from(expected_total).expect("a count");
     let pages = expected_total.div_ceil(size).max(1);
     assert!(
@@ -70,15 +47,15 @@ async fn assert_pages_match(app: &TestApp, token: &str, path: &str, size: u64, t
         let separator = if path.contains('?') { '&' } else { '?' };
         let body = app.get_ok(&format!("{path}{separator}page={page}"), token).await;
         let offset = (page - 1) * size;
-        let expected = integers(
-            app,
-            &format!(
-                "SELECT t.id FROM {table} t WHERE t.society_id = $1 AND {condition} ORDER BY t.id \
+        let expected = app
+            .integers(
+                &format!(
+                    "SELECT t.id FROM {table} t WHERE t.society_id = $1 AND {condition} ORDER BY t.id \
                  LIMIT {size} OFFSET {offset}"
-            ),
-            society,
-        )
-        .await;
+                ),
+                society,
+            )
+            .await;
         assert_eq!(ids(&body), expected, "{path} page {page}");
         assert_eq!(body["total_items"], json!(expected_total), "{path} page {page}");
         assert_eq!(body["total_pages"], json!(pages), "{path} page {page}");
