@@ -114,6 +114,22 @@ on_both_backends! {
         assert_eq!(total(&app, &token).await.as_u64(), before.as_u64().map(|n| n + 1));
     }
 
+    async fn references_beyond_one_querys_worth_are_all_checked(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let mut body = order(&refs);
+        let machines: Vec<Value> = std::iter::once(refs.machine)
+            .chain((0..1_200).map(|n| 900_000_000 + n))
+            .map(|local_id| json!({ "local_id": local_id }))
+            .collect();
+        body["labours"][0]["machines"] = json!(machines);
+        let (code, message) = error_envelope(app.post(WRITE, &token, &body).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert_eq!(code, 422);
+        assert!(!message.contains("machines[0]"), "the one real machine is found: {message}");
+        for position in [1, 500, 501, 1_200] {
+            assert!(message.contains(&format!("machines[{position}]")), "machine {position} is checked: {message}");
+        }
+    }
+
     async fn every_rule_is_refused_with_its_message_and_nothing_is_written(app) {
         let (token, refs) = references(&app, "AR").await;
         let (_, brazil) = refs_of_brazil(&app).await;
