@@ -130,6 +130,9 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// Ids bound in one `IN (…)` list: far within SQLite's and PostgreSQL's limits on bound parameters.
+pub(crate) const IDS_PER_QUERY: usize = 500;
+
 /// A value bound to a dynamically built query.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Arg {
@@ -150,6 +153,19 @@ impl Sql {
     pub fn push(&mut self, text: &str) -> &mut Self {
         self.text.push_str(text);
         self
+    }
+
+    /// Appends `(…)` with a placeholder for each of `ids`, for an `IN` list; at most [`IDS_PER_QUERY`] of them keeps a
+    /// statement within both backends' limits on bound parameters.
+    pub fn id_list(&mut self, ids: &[i64]) -> &mut Self {
+        self.push("(");
+        for (index, id) in ids.iter().enumerate() {
+            if index > 0 {
+                self.push(", ");
+            }
+            self.arg(Arg::Int(*id));
+        }
+        self.push(")")
     }
 
     /// Appends a placeholder for `arg`.

@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::db::{bind_args, with_reader, Arg, Sql, IDS_PER_QUERY};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -254,14 +254,7 @@ impl Store {
                 };
                 match rows {
                     PageRows::Ids(ids) => {
-                        select.push(" AND t.id IN (");
-                        for (n, id) in ids.into_iter().enumerate() {
-                            if n > 0 {
-                                select.push(", ");
-                            }
-                            select.arg(Arg::Int(id));
-                        }
-                        select.push(")");
+                        select.push(" AND t.id IN ").id_list(&ids);
                     }
                     PageRows::Range { from, until } => {
                         select.push(" AND t.id >= ").arg(Arg::Int(from));
@@ -351,21 +344,13 @@ impl Store {
         let spec = R::SPEC;
         let render = scope.render();
         let mut items = Vec::with_capacity(ids.len());
-        // Bounded batches keep every statement within SQLite's limit on bound parameters.
-        for batch in ids.chunks(500) {
+        for batch in ids.chunks(IDS_PER_QUERY) {
             let filter = scope_filter(&spec, scope);
             let mut sql = Sql {
                 text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
                 ..filter
             };
-            sql.push(" AND t.id IN (");
-            for (index, id) in batch.iter().enumerate() {
-                if index > 0 {
-                    sql.push(", ");
-                }
-                sql.arg(Arg::Int(*id));
-            }
-            sql.push(") ORDER BY t.id");
+            sql.push(" AND t.id IN ").id_list(batch).push(" ORDER BY t.id");
             let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
                 bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_all(pool).await?
             });

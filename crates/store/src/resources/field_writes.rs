@@ -11,7 +11,7 @@ use wire::field::{NewDevice, NewDeviceEvent, NewSilobagCampaign};
 
 use super::field::{DeviceEvents, Devices, SilobagCampaigns};
 use super::Refusal;
-use crate::db::{bind_args, with_writer, Arg, BeginWrite, Sql};
+use crate::db::{bind_args, with_writer, Arg, BeginWrite, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Most readings one device-events request may carry.
@@ -20,9 +20,6 @@ pub const MAX_DEVICE_EVENTS: usize = 10_000;
 /// Rows per multi-row `INSERT`: 4 parameters a row keeps a statement at about 2,000 parameters, far below
 /// SQLite's and PostgreSQL's limits, while a batch of 1,000 still takes only two statements.
 const INSERT_ROWS: usize = 500;
-
-/// Ids per `IN (…)` list when checking references.
-const CHECK_IDS: usize = 500;
 
 /// The device kinds the platform knows.
 pub const DEVICE_KINDS: &str = "weather_station, silobag_sensor";
@@ -159,14 +156,7 @@ fn live_ids_query(table: &str, society_id: Option<i64>, ids: &[i64]) -> Sql {
     if let Some(society_id) = society_id {
         sql.push(" AND society_id = ").arg(Arg::Int(society_id));
     }
-    sql.push(" AND id IN (");
-    for (index, id) in ids.iter().enumerate() {
-        if index > 0 {
-            sql.push(", ");
-        }
-        sql.arg(Arg::Int(*id));
-    }
-    sql.push(")");
+    sql.push(" AND id IN ").id_list(ids);
     sql
 }
 
@@ -341,7 +331,7 @@ impl Store {
         let stored: Result<Vec<i64>, FieldRefusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let mut live_devices = HashSet::with_capacity(devices.len());
-            for chunk in devices.chunks(CHECK_IDS) {
+            for chunk in devices.chunks(IDS_PER_QUERY) {
                 let sql = live_ids_query("devices", Some(society_id), chunk);
                 let found: Vec<i64> = bind_args!(sqlx::query_scalar::<_, i64>(&sql.text), &sql.args)
                     .fetch_all(&mut *tx)
@@ -350,7 +340,7 @@ impl Store {
             }
             // Event types are a global catalogue.
             let mut live_types = HashSet::with_capacity(types.len());
-            for chunk in types.chunks(CHECK_IDS) {
+            for chunk in types.chunks(IDS_PER_QUERY) {
                 let sql = live_ids_query("device_event_types", None, chunk);
                 let found: Vec<i64> = bind_args!(sqlx::query_scalar::<_, i64>(&sql.text), &sql.args)
                     .fetch_all(&mut *tx)

@@ -312,16 +312,11 @@ fn lines_query(columns: &str, table: &str, alias: &str, society_id: i64, orders:
         "SELECT {columns} FROM {table} {alias} WHERE {alias}.society_id = "
     ))
     .arg(Arg::Int(society_id));
-    sql.push(&format!(" AND {alias}.work_order_id IN ("));
-    for (n, id) in orders.iter().enumerate() {
-        if n > 0 {
-            sql.push(", ");
-        }
-        sql.arg(Arg::Int(*id));
-    }
-    sql.push(&format!(
-        ") ORDER BY {alias}.work_order_id, {alias}.position, {alias}.id"
-    ));
+    sql.push(&format!(" AND {alias}.work_order_id IN "))
+        .id_list(orders)
+        .push(&format!(
+            " ORDER BY {alias}.work_order_id, {alias}.position, {alias}.id"
+        ));
     sql
 }
 

@@ -9,32 +9,23 @@ use std::collections::BTreeSet;
 
 use domain::work_orders::{check, Rule, StateFlags, Violation, WorkOrderCommand};
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Scope, Store, StoreError};
 
-/// Distinct ids checked by one query, within SQLite's and PostgreSQL's limits on bound parameters.
-const CHECKED_PER_QUERY: usize = 500;
-
 /// The ids among `$ids` that `$table` has under `$condition` (whose placeholders `$fixed` binds), as a set: one
-/// query inside transaction `$tx` per [`CHECKED_PER_QUERY`] distinct ids, none when there are no ids.
+/// query inside transaction `$tx` per [`IDS_PER_QUERY`] distinct ids, none when there are no ids.
 macro_rules! existing {
     ($tx:ident, $table:expr, $condition:expr, $fixed:expr, $ids:expr) => {{
         let wanted: Vec<i64> = $ids.collect::<BTreeSet<i64>>().into_iter().collect();
         let fixed: Vec<Arg> = $fixed.into_iter().collect();
         let mut found = BTreeSet::new();
-        for chunk in wanted.chunks(CHECKED_PER_QUERY) {
+        for chunk in wanted.chunks(IDS_PER_QUERY) {
             let mut sql = Sql {
                 args: fixed.clone(),
                 ..Sql::default()
             };
-            sql.push(&format!("SELECT id FROM {} WHERE {} AND id IN (", $table, $condition));
-            for (n, id) in chunk.iter().enumerate() {
-                if n > 0 {
-                    sql.push(", ");
-                }
-                sql.arg(Arg::Int(*id));
-            }
-            sql.push(")");
+            sql.push(&format!("SELECT id FROM {} WHERE {} AND id IN ", $table, $condition))
+                .id_list(chunk);
             let rows: Vec<i64> = bind_args!(sqlx::query_scalar(&sql.text), &sql.args)
                 .fetch_all(&mut *$tx)
                 .await?;
