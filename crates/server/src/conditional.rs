@@ -1,38 +1,58 @@
 //! Conditional list reads: every list answer carries an `ETag` named after what the list depends on (the society's
 //! table versions) and the request's path and query, and a request whose `If-None-Match` names it gets 304 before any
-//! list query runs.
+//! list query runs. The body of a list answer is kept, per process and within a budget of bytes, for as long as
+//! what it depends on stands: the next request for the same list then gets the same bytes without a list query.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use store::cache::{VersionedCache, Weighted};
+use store::{Scoping, Snapshot};
 
 use crate::error::ApiError;
 use crate::i18n::Msg;
+use crate::AppState;
+
+/// The serialised body of one list answer.
+#[derive(Debug)]
+pub struct RenderedList(Bytes);
+
+impl Weighted for RenderedList {
+    fn weight(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// List answers by society and request target, each valid while the society's data is as its basis says.
+pub type RenderedLists = VersionedCache<String, RenderedList>;
 
 /// What a list request says about the copy its client already has.
 #[derive(Debug)]
 pub struct Conditional {
     if_none_match: Option<HeaderValue>,
     target: String,
+    rendered: Arc<RenderedLists>,
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Conditional {
+impl FromRequestParts<AppState> for Conditional {
     type Rejection = Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
         Ok(Self {
             if_none_match: parts.headers.get(header::IF_NONE_MATCH).cloned(),
             target: parts
                 .uri
                 .path_and_query()
                 .map_or_else(|| parts.uri.path().to_owned(), |target| target.as_str().to_owned()),
+            rendered: Arc::clone(&state.rendered_lists),
         })
     }
 }
@@ -66,30 +86,39 @@ fn names(if_none_match: &HeaderValue, tag: &str) -> bool {
 }
 
 impl Conditional {
-    /// 304 when the client's copy is current; otherwise the body `produce` makes, with its `ETag`.
-    pub async fn answer<T, F>(self, basis: &str, produce: F) -> Result<Response, ApiError>
+    /// 304 when the client's copy is current; otherwise the body `produce` makes (or the same body kept from an
+    /// earlier answer while `snapshot` shows the same data), with its `ETag`.
+    pub async fn answer<T, F>(self, snapshot: &Snapshot, scoping: Scoping, produce: F) -> Result<Response, ApiError>
     where
         T: Serialize,
         F: Future<Output = Result<T, ApiError>>,
     {
-        let tag = entity_tag(basis, &self.target);
+        let basis = snapshot.basis(scoping);
+        let tag = entity_tag(&basis, &self.target);
         let tag_header =
             HeaderValue::from_str(&tag).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
         // Answers differ by caller, so no shared cache may keep them, and clients must ask before reusing one.
-        let cache_control = HeaderValue::from_static("private, no-cache");
+        let headers = [
+            (header::ETAG, tag_header),
+            (header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache")),
+        ];
         if self.if_none_match.as_ref().is_some_and(|value| names(value, &tag)) {
-            return Ok((
-                StatusCode::NOT_MODIFIED,
-                [(header::ETAG, tag_header), (header::CACHE_CONTROL, cache_control)],
-            )
-                .into_response());
+            return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
-        let body = produce.await?;
-        Ok((
-            [(header::ETAG, tag_header), (header::CACHE_CONTROL, cache_control)],
-            Json(body),
-        )
-            .into_response())
+        let key = format!("{}\0{}", snapshot.society_id(), self.target);
+        let body = match self.rendered.get(&key, &basis) {
+            Some(rendered) => rendered.0.clone(),
+            None => {
+                let body = Bytes::from(
+                    serde_json::to_vec(&produce.await?)
+                        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?,
+                );
+                self.rendered.put(key, basis, Arc::new(RenderedList(body.clone())));
+                body
+            }
+        };
+        let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        Ok((headers, [content_type], Body::from(body)).into_response())
     }
 }
 

@@ -17,6 +17,9 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long requests in flight may take to finish once the server is asked to stop, unless configured otherwise.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Bytes of list answers a process keeps for repeated requests, unless configured otherwise.
+pub const DEFAULT_LIST_CACHE_BYTES: usize = 4 * 1024 * 1024;
+
 /// How the HTTP server behaves.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -42,6 +45,8 @@ pub struct ServerConfig {
     pub rate_limits: RateLimits,
     /// The background worker.
     pub jobs: JobsConfig,
+    /// Bytes of list answers kept for repeated requests while their data stands; 0 keeps none.
+    pub list_cache_bytes: usize,
 }
 
 impl Default for ServerConfig {
@@ -57,6 +62,7 @@ impl Default for ServerConfig {
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             rate_limits: RateLimits::default(),
             jobs: JobsConfig::default(),
+            list_cache_bytes: DEFAULT_LIST_CACHE_BYTES,
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRef, FromRequest, FromRequestParts, Query, Request};
@@ -143,7 +144,7 @@ where
                 let mime = mime.trim().to_ascii_lowercase();
                 mime == "application/json" || mime.ends_with("+json")
             });
-        let config = AppState::from_ref(state).config;
+        let config = Arc::clone(&AppState::from_ref(state).config);
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(config.body_limit))

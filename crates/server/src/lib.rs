@@ -81,9 +81,22 @@ impl HeaderNames {
     }
 }
 
-/// What every handler can reach.
+/// What every handler can reach. Every middleware layer and extractor clones it for every request, so it is one
+/// shared pointer to [`Shared`].
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] points to.
+#[derive(Debug)]
+pub struct Shared {
     /// The database.
     pub store: Store,
     /// The server's settings.
@@ -94,6 +107,8 @@ pub struct AppState {
     pub docs: Arc<routes::docs::Rendered>,
     /// The rate limits' buckets.
     pub limiters: Arc<ratelimit::Limiters>,
+    /// Bodies of recent list answers, while their data stands.
+    pub rendered_lists: Arc<conditional::RenderedLists>,
 }
 
 /// The OpenAPI document of every route, with the header names of `header_token`.
@@ -106,13 +121,14 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
     let headers = HeaderNames::new(&config.header_token)?;
     let (api, open, document) = routes::table().finish(&config.header_token);
     let docs = Arc::new(routes::docs::render(&document));
-    let state = AppState {
+    let state = AppState(Arc::new(Shared {
         store,
         config: Arc::new(config.clone()),
         headers: Arc::new(headers),
         docs,
         limiters: Arc::new(ratelimit::Limiters::new(&config.rate_limits)),
-    };
+        rendered_lists: Arc::new(conditional::RenderedLists::new(config.list_cache_bytes)),
+    }));
     let api = api
         .layer(middleware::from_fn_with_state(
             state.clone(),

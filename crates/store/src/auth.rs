@@ -14,9 +14,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use rand::rngs::OsRng;
 use rand::RngCore;
+use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer, BeginWrite};
+use crate::db::{with_reader, with_writer, BeginWrite, Db};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// The role an account needs to use the API.
@@ -460,17 +461,35 @@ impl Store {
         let Some(society_id) = society_of(access_token) else {
             return Ok(TokenCheck::Invalid);
         };
-        let row: Option<AccessRow> = with_reader!(&self.db, pool => {
-            sqlx::query_as(
-                "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone FROM auth_tokens t \
-                 JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
-                 WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'",
-            )
-            .bind(society_id)
-            .bind(digest(access_token))
-            .fetch_optional(pool)
-            .await?
-        });
+        const ACCESS: &str = "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone \
+             FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
+             WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'";
+        let hash = digest(access_token);
+        let row: Option<AccessRow> = match &self.db {
+            Db::Sqlite { inline, .. } => inline.read(|connection| {
+                connection
+                    .prepare_cached(ACCESS)?
+                    .query_row((society_id, &hash), |row| {
+                        Ok(AccessRow {
+                            user_id: row.get(0)?,
+                            expires_at: row.get(1)?,
+                            revoked_at: row.get(2)?,
+                            roles: row.get(3)?,
+                            active: row.get(4)?,
+                            country: row.get(5)?,
+                            time_zone: row.get(6)?,
+                        })
+                    })
+                    .optional()
+            })?,
+            Db::Postgres(pool) => {
+                sqlx::query_as(ACCESS)
+                    .bind(society_id)
+                    .bind(hash)
+                    .fetch_optional(pool)
+                    .await?
+            }
+        };
         Ok(match row {
             Some(row) if row.revoked_at.is_none() && row.expires_at > now_millis() => {
                 if row.active && has_api_role(&row.roles) {

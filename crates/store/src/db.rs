@@ -10,6 +10,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::durability::WalSync;
+use crate::inline::InlineReader;
 use crate::StoreError;
 
 /// Pool sizes and time-outs, and how durable a SQLite commit is.
@@ -55,10 +56,12 @@ pub(crate) enum Db {
     /// SQLite allows one writer at a time, so writes go through a one-connection pool of their own: writers queue
     /// in the pool instead of failing with `SQLITE_BUSY`, and readers never wait for them (WAL).
     /// Answers to writes wait for [`WalSync`], which makes their commits durable in groups.
+    /// The point reads of every request go through [`InlineReader`] instead of the read pool.
     Sqlite {
         read: SqlitePool,
         write: SqlitePool,
         wal: Arc<WalSync>,
+        inline: Arc<InlineReader>,
     },
     /// PostgreSQL handles concurrent writers itself.
     Postgres(PgPool),
@@ -191,6 +194,7 @@ impl Db {
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
             let wal = Arc::new(WalSync::new(connect.get_filename().to_path_buf()));
+            let inline = Arc::new(InlineReader::new(connect.get_filename().to_path_buf()));
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
@@ -203,7 +207,12 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.read_only(true))
                 .await?;
-            Ok(Db::Sqlite { read, write, wal })
+            Ok(Db::Sqlite {
+                read,
+                write,
+                wal,
+                inline,
+            })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(options.max_connections)

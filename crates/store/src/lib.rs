@@ -4,6 +4,7 @@
 //! for operator tools, through [`Store::admin`]): an unscoped query of tenant data cannot be written by accident.
 //!
 //! # Layout
+//! - [`cache`]: the bounded, versioned cache of page indexes and rendered lists.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
@@ -17,9 +18,11 @@
 
 pub mod admin;
 pub mod auth;
+pub mod cache;
 pub mod db;
 pub mod durability;
 pub mod idempotency;
+mod inline;
 pub mod jobs;
 pub mod list;
 mod migrate;
@@ -45,10 +48,10 @@ use db::{with_writer, Db};
 pub enum StoreError {
     /// The database cannot be reached now (connection refused, pool exhausted): worth retrying later.
     #[error("database unavailable: {0}")]
-    Unavailable(#[source] sqlx::Error),
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Any other database failure.
     #[error("database error: {0}")]
-    Database(#[source] sqlx::Error),
+    Database(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The configuration is unusable.
     #[error("{0}")]
     Config(String),
@@ -64,12 +67,12 @@ impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => {
-                StoreError::Unavailable(error)
+                StoreError::Unavailable(Box::new(error))
             }
             sqlx::Error::Database(ref database) if database.code().is_some_and(|code| server_went_away(&code)) => {
-                StoreError::Unavailable(error)
+                StoreError::Unavailable(Box::new(error))
             }
-            other => StoreError::Database(other),
+            other => StoreError::Database(Box::new(other)),
         }
     }
 }

@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_reader, Arg, Db, Sql, IDS_PER_QUERY};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -168,6 +168,11 @@ impl Snapshot {
             .map_or(0, |(_, version)| *version)
     }
 
+    /// The society whose data this is.
+    pub fn society_id(&self) -> i64 {
+        self.society_id
+    }
+
     /// What a list of a resource scoped as `scoping` depends on, as an opaque string: it changes whenever a row the
     /// list could show changes, and never otherwise (not with the caller's token, nor with a login).
     pub fn basis(&self, scoping: Scoping) -> String {
@@ -200,15 +205,22 @@ impl Store {
                 )))
             })
             .await?;
-        let versions: Vec<(String, i64)> = with_reader!(&self.db, pool => {
-            sqlx::query_as(
-                "SELECT table_name, CAST(SUM(version) AS BIGINT) FROM table_versions WHERE society_id = $1 \
-                 GROUP BY table_name",
-            )
-                .bind(scope.society_id())
-                .fetch_all(pool)
-                .await?
-        });
+        const VERSIONS: &str = "SELECT table_name, CAST(SUM(version) AS BIGINT) FROM table_versions \
+             WHERE society_id = $1 GROUP BY table_name";
+        let versions: Vec<(String, i64)> = match &self.db {
+            Db::Sqlite { inline, .. } => inline.read(|connection| {
+                connection
+                    .prepare_cached(VERSIONS)?
+                    .query_map([scope.society_id()], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })?,
+            Db::Postgres(pool) => {
+                sqlx::query_as(VERSIONS)
+                    .bind(scope.society_id())
+                    .fetch_all(pool)
+                    .await?
+            }
+        };
         Ok(Snapshot {
             instance: Arc::clone(instance),
             society_id: scope.society_id(),

@@ -6,8 +6,9 @@
 //! list's table (kept by triggers in `table_versions`) stands; the cache holds a bounded number of ids in all and
 //! forgets the least recently used lists first.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use crate::cache::{VersionedCache, Weighted};
 
 /// Ids held by every cached index together, unless configured otherwise: 2 MiB.
 pub const DEFAULT_BUDGET: usize = 256 * 1024;
@@ -126,45 +127,27 @@ impl PageIndex {
             },
         })
     }
+}
 
-    /// Ids this index holds, for the cache's budget.
+impl Weighted for PageIndex {
+    /// Ids this index holds.
     fn weight(&self) -> usize {
         self.starts.len() + self.ids.as_ref().map_or(0, Vec::len)
     }
 }
 
-struct Entry {
-    version: i64,
-    index: Arc<PageIndex>,
-    last_used: u64,
-}
-
-#[derive(Default)]
-struct Entries {
-    by_key: HashMap<String, Entry>,
-    ids_held: usize,
-    clock: u64,
-}
-
 /// The per-process cache of page indexes, keyed by list and valid for one table version.
+#[derive(Debug)]
 pub struct PageIndexes {
-    entries: Mutex<Entries>,
+    indexes: VersionedCache<i64, PageIndex>,
     config: PagesConfig,
-}
-
-impl std::fmt::Debug for PageIndexes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PageIndexes")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 impl PageIndexes {
     /// A cache configured by `config`.
     pub fn new(config: PagesConfig) -> Self {
         Self {
-            entries: Mutex::new(Entries::default()),
+            indexes: VersionedCache::new(config.budget),
             config,
         }
     }
@@ -174,55 +157,15 @@ impl PageIndexes {
         PageIndexBuilder::new(size, self.config.small_list)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
-        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// The index of list `key` if it was built at `version`.
     pub fn get(&self, key: &str, version: i64) -> Option<Arc<PageIndex>> {
-        let mut entries = self.lock();
-        entries.clock += 1;
-        let now = entries.clock;
-        let entry = entries.by_key.get_mut(key).filter(|entry| entry.version == version)?;
-        entry.last_used = now;
-        Some(Arc::clone(&entry.index))
+        self.indexes.get(key, &version)
     }
 
     /// Keeps `index`, built at `version`, for list `key`, forgetting the least recently used lists beyond the
     /// budget. An index larger than the whole budget is not kept.
     pub fn put(&self, key: String, version: i64, index: Arc<PageIndex>) {
-        let size = index.weight();
-        if size > self.config.budget {
-            return;
-        }
-        let mut entries = self.lock();
-        entries.clock += 1;
-        let now = entries.clock;
-        if let Some(old) = entries.by_key.insert(
-            key,
-            Entry {
-                version,
-                index,
-                last_used: now,
-            },
-        ) {
-            entries.ids_held -= old.index.weight();
-        }
-        entries.ids_held += size;
-        while entries.ids_held > self.config.budget {
-            let Some(oldest) = entries
-                .by_key
-                .iter()
-                .min_by_key(|(_, entry)| entry.last_used)
-                .map(|(key, _)| key.clone())
-            else {
-                break;
-            };
-            if let Some(evicted) = entries.by_key.remove(&oldest) {
-                entries.ids_held -= evicted.index.weight();
-            }
-        }
+        self.indexes.put(key, version, index);
     }
 }
 
@@ -277,30 +220,5 @@ mod tests {
         cache.put("plots".into(), 7, Arc::new(PageIndex::build([1, 2], 1, 10)));
         assert!(cache.get("plots", 7).is_some());
         assert!(cache.get("plots", 8).is_none());
-    }
-
-    #[test]
-    fn the_least_recently_used_list_goes_first() {
-        let cache = PageIndexes::new(PagesConfig {
-            budget: 8,
-            small_list: 10,
-        });
-        cache.put("a".into(), 1, Arc::new(PageIndex::build([1, 2], 1, 10)));
-        cache.put("b".into(), 1, Arc::new(PageIndex::build([3, 4], 1, 10)));
-        assert!(cache.get("a", 1).is_some());
-        cache.put("c".into(), 1, Arc::new(PageIndex::build([5, 6], 1, 10)));
-        assert!(cache.get("a", 1).is_some());
-        assert!(cache.get("b", 1).is_none());
-        assert!(cache.get("c", 1).is_some());
-    }
-
-    #[test]
-    fn an_index_beyond_the_budget_is_not_kept() {
-        let cache = PageIndexes::new(PagesConfig {
-            budget: 1,
-            small_list: 10,
-        });
-        cache.put("a".into(), 1, Arc::new(PageIndex::build([1, 2, 3], 1, 10)));
-        assert!(cache.get("a", 1).is_none());
     }
 }

@@ -109,6 +109,9 @@ pub struct HttpArgs {
     #[arg(long = "trusted-proxy", env = "TRANQUERA_TRUSTED_PROXIES", value_delimiter = ',',
           value_parser = ratelimit::parse_network)]
     pub trusted_proxies: Vec<IpNet>,
+    /// Bytes of list answers this process keeps for repeated requests while their data stands; 0 keeps none.
+    #[arg(long, env = "TRANQUERA_LIST_CACHE_BYTES", default_value_t = config::DEFAULT_LIST_CACHE_BYTES)]
+    pub list_cache_bytes: usize,
     /// Log as JSON lines (for log collectors) instead of text.
     #[arg(long, env = "TRANQUERA_LOG_JSON")]
     pub log_json: bool,
@@ -142,6 +145,7 @@ impl HttpArgs {
                 enabled: !self.no_jobs,
                 ..JobsConfig::default()
             },
+            list_cache_bytes: self.list_cache_bytes,
         }
     }
 }

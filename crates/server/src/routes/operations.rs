@@ -100,7 +100,7 @@ async fn applicators(
             other => other.into(),
         })
     };
-    conditional.answer(&snapshot.basis(Scoping::Society), page).await
+    conditional.answer(&snapshot, Scoping::Society, page).await
 }
 
 /// `GET /api/v3/third_party/work_orders`: full orders, filtered by audit filters, `active` and state flags.
@@ -121,7 +121,7 @@ async fn work_orders(
         state.config.next_page,
     );
     conditional
-        .answer(&snapshot.basis(Scoping::Society), async { Ok(page.await?) })
+        .answer(&snapshot, Scoping::Society, async { Ok(page.await?) })
         .await
 }
 

@@ -31,7 +31,7 @@ pub async fn list<R: Resource, G: Gen>(
         state.config.next_page,
     );
     conditional
-        .answer(&snapshot.basis(R::SPEC.scoping), async { Ok(page.await?) })
+        .answer(&snapshot, R::SPEC.scoping, async { Ok(page.await?) })
         .await
 }
 

@@ -1,7 +1,7 @@
 //! Keyset paging and conditional reads, checked against the straightforward query: every page a list serves from its
 //! page index holds exactly the rows `ORDER BY id LIMIT … OFFSET …` would, with the totals `count(*)` would give,
-//! before and after writes (through this process or another); and a list's `ETag` changes when, and only when, the
-//! society's data does.
+//! before and after writes (through this process or another), whether or not the process kept an earlier answer; and
+//! a list's `ETag` changes when, and only when, the society's data does.
 
 use reqwest::header::{ETAG, IF_NONE_MATCH};
 use reqwest::StatusCode;
@@ -168,6 +168,23 @@ on_both_backends! {
         assert_ne!(changed, etag, "a write to the society changes its lists' ETags");
         assert_eq!(status_if_none_match(&app, path, &first, &etag).await, StatusCode::OK);
         assert_eq!(status_if_none_match(&app, path, &first, &changed).await, StatusCode::NOT_MODIFIED);
+    }
+
+    async fn a_kept_list_answer_is_the_callers_societys_own(app) {
+        let path = format!("{ESTABLISHMENTS}?size=7");
+        let argentina = app.token(integrator("AR")).await;
+        let first = app.get_ok(&path, &argentina).await;
+        assert_eq!(app.get_ok(&path, &argentina).await, first, "the same data, the same answer");
+        let brazil = app.token(integrator("BR")).await;
+        let theirs = app.get_ok(&path, &brazil).await;
+        let expected = app
+            .integers(
+                "SELECT t.id FROM establishments t WHERE t.society_id = $1 AND t.deleted_at IS NULL ORDER BY t.id LIMIT 7",
+                society_of(&app, "BR").await,
+            )
+            .await;
+        assert_eq!(ids(&theirs), expected, "the same path asked by another society");
+        assert_ne!(ids(&theirs), ids(&first));
     }
 
     async fn work_orders_and_catalogues_answer_304_too(app) {

@@ -1,0 +1,156 @@
+//! A bounded, versioned, least-recently-used cache, the one the store keeps page indexes in and the server keeps the
+//! rendered bodies of lists in. Each entry is valid for one version of what it was made from (a table's version, a
+//! society's data); a lookup with another version misses, and the next store replaces the entry.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// What a cached value costs the cache's budget (ids, bytes…).
+pub trait Weighted {
+    /// The value's weight, in the budget's unit.
+    fn weight(&self) -> usize;
+}
+
+struct Entry<V, T> {
+    version: V,
+    value: Arc<T>,
+    weight: usize,
+    last_used: u64,
+}
+
+struct Entries<V, T> {
+    by_key: HashMap<String, Entry<V, T>>,
+    held: usize,
+    clock: u64,
+}
+
+/// Values of type `T` by key, each valid for one version `V`; at most `budget` in weight together.
+pub struct VersionedCache<V, T> {
+    entries: Mutex<Entries<V, T>>,
+    budget: usize,
+}
+
+impl<V, T> std::fmt::Debug for VersionedCache<V, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VersionedCache")
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
+    /// An empty cache holding at most `budget` in weight.
+    pub fn new(budget: usize) -> Self {
+        Self {
+            entries: Mutex::new(Entries {
+                by_key: HashMap::new(),
+                held: 0,
+                clock: 0,
+            }),
+            budget,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Entries<V, T>> {
+        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The value kept for `key` if it was made at `version`.
+    pub fn get(&self, key: &str, version: &V) -> Option<Arc<T>> {
+        let mut entries = self.lock();
+        entries.clock += 1;
+        let now = entries.clock;
+        let entry = entries.by_key.get_mut(key).filter(|entry| entry.version == *version)?;
+        entry.last_used = now;
+        Some(Arc::clone(&entry.value))
+    }
+
+    /// Keeps `value`, made at `version`, for `key`, forgetting the least recently used entries beyond the budget.
+    /// A value heavier than the whole budget is not kept.
+    pub fn put(&self, key: String, version: V, value: Arc<T>) {
+        let weight = value.weight();
+        if weight > self.budget {
+            return;
+        }
+        let mut entries = self.lock();
+        entries.clock += 1;
+        let last_used = entries.clock;
+        let entry = Entry {
+            version,
+            value,
+            weight,
+            last_used,
+        };
+        if let Some(old) = entries.by_key.insert(key, entry) {
+            entries.held -= old.weight;
+        }
+        entries.held += weight;
+        while entries.held > self.budget {
+            let Some(oldest) = entries
+                .by_key
+                .iter()
+                .min_by_key(|(_, entry)| entry.last_used)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some(evicted) = entries.by_key.remove(&oldest) {
+                entries.held -= evicted.weight;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Items(usize);
+
+    impl Weighted for Items {
+        fn weight(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_value_is_valid_only_for_its_version() {
+        let cache = VersionedCache::new(10);
+        cache.put("plots".into(), 7, Arc::new(Items(2)));
+        assert!(cache.get("plots", &7).is_some());
+        assert!(cache.get("plots", &8).is_none());
+        cache.put("plots".into(), 8, Arc::new(Items(2)));
+        assert!(cache.get("plots", &7).is_none());
+        assert!(cache.get("plots", &8).is_some());
+    }
+
+    #[test]
+    fn the_least_recently_used_entry_goes_first() {
+        let cache = VersionedCache::new(4);
+        cache.put("a".into(), 1, Arc::new(Items(2)));
+        cache.put("b".into(), 1, Arc::new(Items(2)));
+        assert!(cache.get("a", &1).is_some());
+        cache.put("c".into(), 1, Arc::new(Items(2)));
+        assert!(cache.get("a", &1).is_some());
+        assert!(cache.get("b", &1).is_none());
+        assert!(cache.get("c", &1).is_some());
+    }
+
+    #[test]
+    fn a_value_beyond_the_budget_is_not_kept() {
+        let cache = VersionedCache::new(1);
+        cache.put("a".into(), 1, Arc::new(Items(3)));
+        assert!(cache.get("a", &1).is_none());
+    }
+
+    #[test]
+    fn replacing_an_entry_frees_its_weight() {
+        let cache = VersionedCache::new(4);
+        cache.put("a".into(), 1, Arc::new(Items(3)));
+        cache.put("a".into(), 2, Arc::new(Items(3)));
+        cache.put("b".into(), 1, Arc::new(Items(1)));
+        assert!(cache.get("a", &2).is_some());
+        assert!(cache.get("b", &1).is_some());
+    }
+}
