@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use domain::{AuditFilters, Generation, PageRequest};
 use serde::de::DeserializeOwned;
 use store::auth::TokenCheck;
-use store::Scope;
+use store::{Scope, Snapshot};
 use tower_http::timeout::TimeoutError;
 
 use crate::error::ApiError;
@@ -27,6 +27,8 @@ pub struct Caller {
     pub scope: Scope,
     /// The caller's account.
     pub user_id: i64,
+    /// The caller's society's data as the request found it.
+    pub snapshot: Snapshot,
 }
 
 impl<S> FromRequestParts<S> for Caller
@@ -53,6 +55,7 @@ where
             TokenCheck::Valid(session) => Ok(Caller {
                 scope: session.scope,
                 user_id: session.user_id,
+                snapshot: session.snapshot,
             }),
             TokenCheck::Invalid => Err(ApiError::unauthorized(Msg::InvalidToken)),
             TokenCheck::Forbidden => Err(ApiError::forbidden(Msg::Forbidden)),

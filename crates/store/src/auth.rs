@@ -6,6 +6,7 @@
 //! indexed read that a sharded database can route. State lives in the database, so every server process that shares
 //! it accepts the same tokens and sees the same revocations.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -18,7 +19,8 @@ use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
 use crate::db::{with_reader, with_writer, BeginWrite, Db};
-use crate::{now_millis, Scope, Store, StoreError};
+use crate::list::SNAPSHOT_VERSIONS;
+use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
 /// The role an account needs to use the API.
 pub const API_ROLE: &str = "api_integrated";
@@ -143,6 +145,8 @@ pub struct Session {
     pub user_id: i64,
     /// The society it acts for.
     pub scope: Scope,
+    /// Its society's data as the request found it.
+    pub snapshot: Snapshot,
 }
 
 /// Hashes a password with Argon2id at `cost`.
@@ -244,6 +248,7 @@ struct AccessRow {
     active: bool,
     country: String,
     time_zone: String,
+    versions: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -456,19 +461,26 @@ impl Store {
         })
     }
 
-    /// Checks a bearer token: one indexed lookup, no hashing beyond one SHA-256.
+    /// Checks a bearer token: one indexed lookup, no hashing beyond one SHA-256. The same statement reads the versions
+    /// of the society's tables, which lists page and name their `ETag` after.
     pub async fn authenticate(&self, access_token: &str) -> Result<TokenCheck, StoreError> {
         let Some(society_id) = society_of(access_token) else {
             return Ok(TokenCheck::Invalid);
         };
-        const ACCESS: &str = "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone \
-             FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
-             WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'";
+        static ACCESS: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone, \
+                 {SNAPSHOT_VERSIONS} AS versions \
+                 FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
+                 WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'"
+            )
+        });
+        let instance = self.instance().await?;
         let hash = digest(access_token);
         let row: Option<AccessRow> = match &self.db {
             Db::Sqlite { inline, .. } => inline.read(|connection| {
                 connection
-                    .prepare_cached(ACCESS)?
+                    .prepare_cached(&ACCESS)?
                     .query_row((society_id, &hash), |row| {
                         Ok(AccessRow {
                             user_id: row.get(0)?,
@@ -478,12 +490,13 @@ impl Store {
                             active: row.get(4)?,
                             country: row.get(5)?,
                             time_zone: row.get(6)?,
+                            versions: row.get(7)?,
                         })
                     })
                     .optional()
             })?,
             Db::Postgres(pool) => {
-                sqlx::query_as(ACCESS)
+                sqlx::query_as(&ACCESS)
                     .bind(society_id)
                     .bind(hash)
                     .fetch_optional(pool)
@@ -496,6 +509,7 @@ impl Store {
                     TokenCheck::Valid(Session {
                         user_id: row.user_id,
                         scope: Scope::new(society_id, &row.country, &row.time_zone),
+                        snapshot: Snapshot::from_listing(instance, society_id, row.versions.as_deref()),
                     })
                 } else {
                     TokenCheck::Forbidden

@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Db, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_reader, Arg, Sql, IDS_PER_QUERY};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -187,9 +187,34 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    /// The snapshot of society `society_id` whose table versions [`SNAPSHOT_VERSIONS`] listed as `listing`.
+    pub(crate) fn from_listing(instance: Arc<str>, society_id: i64, listing: Option<&str>) -> Self {
+        let versions = listing
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|entry| {
+                let (table, version) = entry.split_once(':')?;
+                Some((table.to_owned(), version.parse().ok()?))
+            })
+            .collect();
+        Self {
+            instance,
+            society_id,
+            versions,
+        }
+    }
+}
+
+/// The table versions of the society of the row aliased `t`, as `table:version,…`: a column of the token check, so
+/// that one statement both authenticates a request and tells what its society's data looks like.
+pub(crate) const SNAPSHOT_VERSIONS: &str = "(SELECT string_agg(v.table_name || ':' || CAST(v.version AS TEXT), ',') \
+     FROM (SELECT table_name, SUM(version) AS version FROM table_versions WHERE society_id = t.society_id \
+     GROUP BY table_name) v)";
+
 impl Store {
-    /// The versions of the caller's society's tables, now: one indexed read.
-    pub async fn snapshot(&self, scope: &Scope) -> Result<Snapshot, StoreError> {
+    /// The database's identity (its latest migration and when its schema was made), read once per process.
+    pub(crate) async fn instance(&self) -> Result<Arc<str>, StoreError> {
         let instance = self
             .instance
             .get_or_try_init(|| async {
@@ -205,27 +230,7 @@ impl Store {
                 )))
             })
             .await?;
-        const VERSIONS: &str = "SELECT table_name, CAST(SUM(version) AS BIGINT) FROM table_versions \
-             WHERE society_id = $1 GROUP BY table_name";
-        let versions: Vec<(String, i64)> = match &self.db {
-            Db::Sqlite { inline, .. } => inline.read(|connection| {
-                connection
-                    .prepare_cached(VERSIONS)?
-                    .query_map([scope.society_id()], |row| Ok((row.get(0)?, row.get(1)?)))?
-                    .collect()
-            })?,
-            Db::Postgres(pool) => {
-                sqlx::query_as(VERSIONS)
-                    .bind(scope.society_id())
-                    .fetch_all(pool)
-                    .await?
-            }
-        };
-        Ok(Snapshot {
-            instance: Arc::clone(instance),
-            society_id: scope.society_id(),
-            versions,
-        })
+        Ok(Arc::clone(instance))
     }
 
     /// One page of resource `R` for the caller's society, filtered and ordered by id.

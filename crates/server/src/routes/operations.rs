@@ -79,10 +79,9 @@ async fn applicators(
     query: ListQuery<V3>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let snapshot = state.store.snapshot(&caller.scope).await?;
     let page = state.store.list::<Applicators>(
         &caller.scope,
-        &snapshot,
+        &caller.snapshot,
         &query.filters,
         query.page,
         state.config.next_page,
@@ -100,7 +99,7 @@ async fn applicators(
             other => other.into(),
         })
     };
-    conditional.answer(&snapshot, Scoping::Society, page).await
+    conditional.answer(&caller.snapshot, Scoping::Society, page).await
 }
 
 /// `GET /api/v3/third_party/work_orders`: full orders, filtered by audit filters, `active` and state flags.
@@ -111,17 +110,16 @@ async fn work_orders(
     StateQuery(states): StateQuery,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let snapshot = state.store.snapshot(&caller.scope).await?;
     let page = state.store.list_work_orders(
         &caller.scope,
-        &snapshot,
+        &caller.snapshot,
         &query.filters,
         states,
         query.page,
         state.config.next_page,
     );
     conditional
-        .answer(&snapshot, Scoping::Society, async { Ok(page.await?) })
+        .answer(&caller.snapshot, Scoping::Society, async { Ok(page.await?) })
         .await
 }
 

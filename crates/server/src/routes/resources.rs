@@ -22,16 +22,15 @@ pub async fn list<R: Resource, G: Gen>(
     query: ListQuery<G>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let snapshot = state.store.snapshot(&caller.scope).await?;
     let page = state.store.list::<R>(
         &caller.scope,
-        &snapshot,
+        &caller.snapshot,
         &query.filters,
         query.page,
         state.config.next_page,
     );
     conditional
-        .answer(&snapshot, R::SPEC.scoping, async { Ok(page.await?) })
+        .answer(&caller.snapshot, R::SPEC.scoping, async { Ok(page.await?) })
         .await
 }
 
