@@ -93,6 +93,11 @@ def judge(result, results, ceiling, peer):
     return "", None
 
 
+# Rows measured for comparison, with no target of their own: the ceiling, the peer, and the plots page read afresh
+# every request (the targets' page 1 is answered from the kept body after its first request).
+REFERENCES = ("nginx", "datasette_count", "datasette_nocount", "v2_plots_cold")
+
+
 def rows(results):
     nginx = find(results, "nginx")
     peer = find(results, "datasette_nocount")
@@ -103,7 +108,7 @@ def rows(results):
         if "rps" not in result:
             continue
         core = per_core(result)
-        target, ok = ("reference", None) if result["key"] in ("nginx", "datasette_count", "datasette_nocount") else judge(
+        target, ok = ("reference", None) if result["key"] in REFERENCES else judge(
             result, results, ceiling, peer_core)
         table.append([
             result["scenario"],
@@ -133,8 +138,10 @@ def rows(results):
                           "–", "–", "–", f"≤ {limit} s", verdict(ok)])
     memory = find(results, "memory")
     if memory:
+        login = memory.get("login_rss_mb")
+        target = "≤ 40 MB" + (f" (the login before it, Argon2id at 19 MiB: {number(login, 1)} MB)" if login else "")
         table.append(["memory, 64 connections (reads)", "sqlite", "–", "–", "–", "–", "–", "–",
-                      number(memory["rss_mb"], 1) + " MB", "–", "–", "≤ 40 MB", verdict(memory["rss_mb"] <= 40)])
+                      number(memory["rss_mb"], 1) + " MB", "–", "–", target, verdict(memory["rss_mb"] <= 40)])
     table.append(["token check on every request", "both", "–", "–", "–", "–", "–", "–", "–", "–", "–",
                   "no hashing but one SHA-256, one indexed lookup", "**met** (by the code: store::auth::authenticate)"])
     return table

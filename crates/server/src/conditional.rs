@@ -106,17 +106,12 @@ impl Conditional {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
         let key = format!("{}\0{}", snapshot.society_id(), self.target);
-        let body = match self.rendered.get(&key, &basis) {
-            Some(rendered) => rendered.0.clone(),
-            None => {
-                let body = Bytes::from(
-                    serde_json::to_vec(&produce.await?)
-                        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?,
-                );
-                self.rendered.put(key, basis, Arc::new(RenderedList(body.clone())));
-                body
-            }
+        let render = async {
+            let body = serde_json::to_vec(&produce.await?)
+                .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
+            Ok::<_, ApiError>(RenderedList(Bytes::from(body)))
         };
+        let body = self.rendered.get_or_build(key, basis, render).await?.0.clone();
         let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         Ok((headers, [content_type], Body::from(body)).into_response())
     }

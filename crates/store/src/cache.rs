@@ -1,8 +1,10 @@
 //! A bounded, versioned, least-recently-used cache, the one the store keeps page indexes in and the server keeps the
 //! rendered bodies of lists in. Each entry is valid for one version of what it was made from (a table's version, a
-//! society's data); a lookup with another version misses, and the next store replaces the entry.
+//! society's data); a lookup with another version misses, and the next store replaces the entry. Requests that miss
+//! at the same time wait for one of them to make the value.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// What a cached value costs the cache's budget (ids, bytes…).
@@ -24,10 +26,15 @@ struct Entries<V, T> {
     clock: u64,
 }
 
+/// One gate per key whose value is being made.
+type Gates = HashMap<String, Arc<tokio::sync::Mutex<()>>>;
+
 /// Values of type `T` by key, each valid for one version `V`; at most `budget` in weight together.
 pub struct VersionedCache<V, T> {
     entries: Mutex<Entries<V, T>>,
     budget: usize,
+    /// Requests that find no value wait for the one already making it rather than each make their own.
+    gates: Mutex<Gates>,
 }
 
 impl<V, T> std::fmt::Debug for VersionedCache<V, T> {
@@ -48,7 +55,42 @@ impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
                 clock: 0,
             }),
             budget,
+            gates: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn lock_gates(&self) -> MutexGuard<'_, Gates> {
+        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
+        self.gates.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The value kept for `key` at `version`, or the one `make` makes (and keeps): made once however many requests
+    /// ask for it at the same time.
+    pub async fn get_or_build<E, F>(&self, key: String, version: V, make: F) -> Result<Arc<T>, E>
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        if let Some(value) = self.get(&key, &version) {
+            return Ok(value);
+        }
+        let gate = Arc::clone(self.lock_gates().entry(key.clone()).or_default());
+        let made = {
+            let _making = gate.lock().await;
+            match self.get(&key, &version) {
+                Some(value) => Ok(value),
+                None => make.await.map(|value| {
+                    let value = Arc::new(value);
+                    self.put(key.clone(), version, Arc::clone(&value));
+                    value
+                }),
+            }
+        };
+        // The last of the requests that shared the gate removes it.
+        let mut gates = self.lock_gates();
+        if gates.get(&key).is_some_and(|current| Arc::ptr_eq(current, &gate)) && Arc::strong_count(&gate) == 2 {
+            gates.remove(&key);
+        }
+        made
     }
 
     fn lock(&self) -> MutexGuard<'_, Entries<V, T>> {
@@ -104,6 +146,8 @@ impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
 
     struct Items(usize);
@@ -135,6 +179,30 @@ mod tests {
         assert!(cache.get("a", &1).is_some());
         assert!(cache.get("b", &1).is_none());
         assert!(cache.get("c", &1).is_some());
+    }
+
+    #[tokio::test]
+    async fn requests_at_the_same_time_make_a_value_once() {
+        let cache = VersionedCache::new(10);
+        let made = AtomicUsize::new(0);
+        let make = || async {
+            made.fetch_add(1, Ordering::SeqCst);
+            tokio::task::yield_now().await;
+            Ok::<_, ()>(Items(3))
+        };
+        let (a, b, c) = tokio::join!(
+            cache.get_or_build("plots".into(), 1, make()),
+            cache.get_or_build("plots".into(), 1, make()),
+            cache.get_or_build("plots".into(), 1, make()),
+        );
+        assert_eq!(made.load(Ordering::SeqCst), 1);
+        for value in [a, b, c] {
+            assert_eq!(value.map(|value| value.0), Ok(3));
+        }
+        let remade = cache.get_or_build("plots".into(), 2, make()).await;
+        assert_eq!(remade.map(|value| value.0), Ok(3));
+        assert_eq!(made.load(Ordering::SeqCst), 2, "another version is made again");
+        assert!(cache.lock_gates().is_empty(), "no gate is left behind");
     }
 
     #[test]

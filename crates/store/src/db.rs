@@ -47,8 +47,13 @@ pub enum SqliteSync {
     Normal,
 }
 
-/// The most reader connections to SQLite, whatever the pool size says.
-const MAX_SQLITE_READERS: u32 = 8;
+/// The most reader connections to SQLite, whatever the pool size says: reads are CPU-bound, so more readers than two
+/// per core only cost memory.
+const MAX_SQLITE_READERS: u32 = 4;
+
+/// Each reader's page cache (`cache_size`, negative for KiB): 512 KiB rather than SQLite's 2 MiB, since the operating
+/// system caches the database file anyway and a page index scan would otherwise fill every reader's cache.
+const READER_CACHE: &str = "-512";
 
 /// Which database the store talks to.
 #[derive(Debug, Clone)]
@@ -200,12 +205,11 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
                 .connect_with(connect.clone())
                 .await?;
-            // Each SQLite connection has a thread and a page cache of its own (2 MiB), and reads are CPU-bound: more
-            // readers than a few per core only cost memory.
+            // Each SQLite connection has a thread and a page cache of its own.
             let read = SqlitePoolOptions::new()
                 .max_connections(options.max_connections.min(MAX_SQLITE_READERS))
                 .acquire_timeout(options.acquire_timeout)
-                .connect_with(connect.read_only(true))
+                .connect_with(connect.read_only(true).pragma("cache_size", READER_CACHE))
                 .await?;
             Ok(Db::Sqlite {
                 read,

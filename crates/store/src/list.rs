@@ -317,23 +317,22 @@ impl Store {
             filter.text,
             filter.args
         );
-        if let Some(index) = version.and_then(|version| self.pages.get(&key, version)) {
-            return Ok(index);
-        }
         // The filter names only the main table's columns, so its ids alone decide the pages.
-        let ids_sql = format!("SELECT t.id FROM {} t{} ORDER BY t.id", spec.table(), filter.text);
-        let index = with_reader!(&self.db, pool => {
-            let mut ids = bind_args!(sqlx::query_scalar::<_, i64>(&ids_sql), &filter.args).fetch(pool);
-            let mut builder = self.pages.builder(size);
-            while let Some(id) = ids.try_next().await? {
-                builder.push(id);
-            }
-            Arc::new(builder.finish())
-        });
-        if let Some(version) = version {
-            self.pages.put(key, version, Arc::clone(&index));
+        let build = async {
+            let ids_sql = format!("SELECT t.id FROM {} t{} ORDER BY t.id", spec.table(), filter.text);
+            Ok::<_, StoreError>(with_reader!(&self.db, pool => {
+                let mut ids = bind_args!(sqlx::query_scalar::<_, i64>(&ids_sql), &filter.args).fetch(pool);
+                let mut builder = self.pages.builder(size);
+                while let Some(id) = ids.try_next().await? {
+                    builder.push(id);
+                }
+                builder.finish()
+            }))
+        };
+        match version {
+            Some(version) => self.pages.get_or_build(key, version, build).await,
+            None => Ok(Arc::new(build.await?)),
         }
-        Ok(index)
     }
 
     /// One record of resource `R` by id, logically deleted ones included; `None` when it does not exist or belongs
@@ -437,8 +436,8 @@ macro_rules! resource {
         #[doc = concat!("One row of `", $name, "` as selected.")]
         #[derive(Debug, sqlx::FromRow)]
         pub struct $row {
-            id: i64,
-            $($field: $ty,)*
+            pub(crate) id: i64,
+            $(pub(crate) $field: $ty,)*
         }
 
         impl $crate::list::Resource for $marker {

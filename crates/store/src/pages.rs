@@ -6,6 +6,7 @@
 //! list's table (kept by triggers in `table_versions`) stands; the cache holds a bounded number of ids in all and
 //! forgets the least recently used lists first.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use crate::cache::{VersionedCache, Weighted};
@@ -160,6 +161,15 @@ impl PageIndexes {
     /// The index of list `key` if it was built at `version`.
     pub fn get(&self, key: &str, version: i64) -> Option<Arc<PageIndex>> {
         self.indexes.get(key, &version)
+    }
+
+    /// The index of list `key` at `version`: the kept one, or the one `build` makes, built once however many requests
+    /// ask for it at the same time (64 clients asking for a large list after a write would otherwise make 64 scans).
+    pub async fn get_or_build<E, F>(&self, key: String, version: i64, build: F) -> Result<Arc<PageIndex>, E>
+    where
+        F: Future<Output = Result<PageIndex, E>>,
+    {
+        self.indexes.get_or_build(key, version, build).await
     }
 
     /// Keeps `index`, built at `version`, for list `key`, forgetting the least recently used lists beyond the
