@@ -110,6 +110,14 @@ impl Mirror {
             .map_err(StoreError::from)
     }
 
+    /// How many live (not deleted) records of `resource` the mirror holds.
+    pub async fn live_count(&self, resource: &str) -> Result<u64, StoreError> {
+        let table = table(resource)?;
+        let sql = format!("SELECT COUNT(*) FROM \"{table}\" WHERE deleted_at IS NULL");
+        let count: i64 = sqlx::query_scalar(&sql).fetch_one(&self.pool).await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
     /// How many records of `resource` are marked deleted.
     pub async fn deleted_count(&self, resource: &str) -> Result<u64, StoreError> {
         let table = table(resource)?;
@@ -165,6 +173,7 @@ mod tests {
             vec![(1, "{\"a\":3}".to_owned())]
         );
         assert_eq!(mirror.deleted_count("units").await.expect("count"), 1);
+        assert_eq!(mirror.live_count("units").await.expect("count"), 1);
         mirror.close().await;
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
