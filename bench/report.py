@@ -69,7 +69,10 @@ def judge(result, results, ceiling, peer):
         result["deep_ratio"] = result["rps"] / first["rps"]
         shown = f"is {result['deep_ratio']:.2f}×"
         sql = find(results, "deep_sql", backend)
-        scans = sql and (sql["count"] or sql["offset"])
+        if not sql or not sql.get("statements"):
+            return f"≥ 0.9× page 1, no OFFSET scan, no count per request (is {result['deep_ratio']:.2f}×; " \
+                   "no statement captured)", None
+        scans = sql["count"] or sql["offset"]
         if scans:
             shown += "; its SQL has " + " and ".join(
                 word for word, present in (("COUNT(*)", sql["count"]), ("OFFSET", sql["offset"])) if present)
