@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_reader, Arg, Sql};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -351,28 +351,6 @@ impl Store {
         });
         let render = scope.render();
         Ok(row.map(|row| R::render(row, &render)))
-    }
-}
-
-impl Store {
-    /// Records of resource `R` with these ids, ordered by id, leaving out ids the caller's society does not have.
-    pub async fn find_many<R: Resource>(&self, scope: &Scope, ids: &[i64]) -> Result<Vec<R::Item>, StoreError> {
-        let spec = R::SPEC;
-        let render = scope.render();
-        let mut items = Vec::with_capacity(ids.len());
-        for batch in ids.chunks(IDS_PER_QUERY) {
-            let filter = scope_filter(&spec, scope);
-            let mut sql = Sql {
-                text: format!("SELECT {} FROM {}{}", spec.columns, spec.from, filter.text),
-                ..filter
-            };
-            sql.push(" AND t.id IN ").id_list(batch).push(" ORDER BY t.id");
-            let rows: Vec<R::Row> = with_reader!(&self.db, pool => {
-                bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_all(pool).await?
-            });
-            items.extend(rows.into_iter().map(|row| R::render(row, &render)));
-        }
-        Ok(items)
     }
 }
 

@@ -2,7 +2,7 @@
 //! devices and events. All read-only through the API, each declared once over its table; progress and field controls
 //! are one table each, sliced by `kind` into the endpoints the platform names.
 //!
-//! The slices are `ListSpec::condition`s on `kind`, which lists, `find` and `find_many` all apply, so
+//! The slices are `ListSpec::condition`s on `kind`, which lists and `find` both apply, so
 //! `planting_progress/{id}` of a harvest record is a 404 and lists use the `(society_id, kind, id)` indexes.
 
 use crate::{resource, slice_of};
