@@ -158,11 +158,6 @@ impl PageIndexes {
         PageIndexBuilder::new(size, self.config.small_list)
     }
 
-    /// The index of list `key` if it was built at `version`.
-    pub fn get(&self, key: &str, version: i64) -> Option<Arc<PageIndex>> {
-        self.indexes.get(key, &version)
-    }
-
     /// The index of list `key` at `version`: the kept one, or the one `build` makes, built once however many requests
     /// ask for it at the same time (64 clients asking for a large list after a write would otherwise make 64 scans).
     pub async fn get_or_build<E, F>(&self, key: String, version: i64, build: F) -> Result<Arc<PageIndex>, E>
@@ -170,12 +165,6 @@ impl PageIndexes {
         F: Future<Output = Result<PageIndex, E>>,
     {
         self.indexes.get_or_build(key, version, build).await
-    }
-
-    /// Keeps `index`, built at `version`, for list `key`, forgetting the least recently used lists beyond the
-    /// budget. An index larger than the whole budget is not kept.
-    pub fn put(&self, key: String, version: i64, index: Arc<PageIndex>) {
-        self.indexes.put(key, version, index);
     }
 }
 
@@ -224,11 +213,23 @@ mod tests {
         assert_eq!(index.page(1, 100), None);
     }
 
-    #[test]
-    fn an_index_is_valid_only_for_its_version() {
+    #[tokio::test]
+    async fn an_index_is_valid_only_for_its_version() {
         let cache = PageIndexes::new(PagesConfig::default());
-        cache.put("plots".into(), 7, Arc::new(PageIndex::build([1, 2], 1, 10)));
-        assert!(cache.get("plots", 7).is_some());
-        assert!(cache.get("plots", 8).is_none());
+        let build = |ids: Vec<i64>| async move { Ok::<_, ()>(PageIndex::build(ids, 1, 10)) };
+        let first = cache.get_or_build("plots".into(), 7, build(vec![1, 2])).await;
+        assert_eq!(first.map(|index| index.total), Ok(2));
+        let kept = cache.get_or_build("plots".into(), 7, build(vec![1, 2, 3])).await;
+        assert_eq!(
+            kept.map(|index| index.total),
+            Ok(2),
+            "the same version is the kept index"
+        );
+        let rebuilt = cache.get_or_build("plots".into(), 8, build(vec![1, 2, 3])).await;
+        assert_eq!(
+            rebuilt.map(|index| index.total),
+            Ok(3),
+            "another version is built again"
+        );
     }
 }
