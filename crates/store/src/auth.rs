@@ -74,6 +74,20 @@ impl Default for AuthConfig {
     }
 }
 
+impl AuthConfig {
+    /// For throwaway databases (test suites): hashes at Argon2id's cheapest cost, since no real password is stored
+    /// there and the production cost would only slow every login down.
+    pub fn throwaway() -> Self {
+        Self {
+            password_cost: PasswordCost {
+                memory_kib: 256,
+                iterations: 1,
+            },
+            ..Self::default()
+        }
+    }
+}
+
 /// The society as login and refresh describe it.
 #[derive(Debug, Clone)]
 pub struct SocietyInfo {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::Connection;
-use store::auth::{AuthConfig, PasswordCost};
+use store::auth::AuthConfig;
 use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
@@ -81,13 +81,7 @@ async fn postgres_database() -> String {
 async fn seed(url: &str) {
     let config = StoreConfig {
         pool: PoolOptions::default(),
-        auth: AuthConfig {
-            password_cost: PasswordCost {
-                memory_kib: 256,
-                iterations: 1,
-            },
-            ..AuthConfig::default()
-        },
+        auth: AuthConfig::throwaway(),
         ..StoreConfig::default()
     };
     let store = Store::connect(url, config).await.expect("connect");

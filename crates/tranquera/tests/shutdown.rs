@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use store::auth::{AuthConfig, PasswordCost};
+use store::auth::AuthConfig;
 use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
@@ -29,13 +29,7 @@ fn server(tag: &str, flags: &[&str]) -> (ServerProcess, Scratch) {
     let url = format!("sqlite://{}", scratch.0.join("api.sqlite").display());
     let config = StoreConfig {
         pool: PoolOptions::default(),
-        auth: AuthConfig {
-            password_cost: PasswordCost {
-                memory_kib: 256,
-                iterations: 1,
-            },
-            ..AuthConfig::default()
-        },
+        auth: AuthConfig::throwaway(),
         ..StoreConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

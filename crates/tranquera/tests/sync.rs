@@ -9,7 +9,7 @@ use client::{Client, Filters};
 use futures_util::TryStreamExt as _;
 use serde_json::Value;
 use server::{Application, ServerConfig};
-use store::auth::{AuthConfig, PasswordCost};
+use store::auth::AuthConfig;
 use store::mirror::Mirror;
 use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
@@ -54,14 +54,7 @@ async fn sandbox(tag: &str) -> Sandbox {
             acquire_timeout: Duration::from_secs(10),
             ..PoolOptions::default()
         },
-        // Hashing at production cost would only slow the test down.
-        auth: AuthConfig {
-            password_cost: PasswordCost {
-                memory_kib: 256,
-                iterations: 1,
-            },
-            ..AuthConfig::default()
-        },
+        auth: AuthConfig::throwaway(),
         ..StoreConfig::default()
     };
     let store = Store::connect(&url, config).await.expect("connect");

@@ -6,7 +6,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::Value;
 use server::{Application, ServerConfig};
 use sqlx::Connection;
-use store::auth::{AuthConfig, PasswordCost};
+use store::auth::AuthConfig;
 use store::pages::PagesConfig;
 use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, SqliteSync, Store, StoreConfig};
@@ -59,14 +59,7 @@ impl Default for Setup {
                 // What the tests check does not depend on flushing each commit to the disk.
                 sqlite_sync: SqliteSync::Normal,
             },
-            // Hashing at production cost would make the suite slow without testing anything more.
-            auth: AuthConfig {
-                password_cost: PasswordCost {
-                    memory_kib: 256,
-                    iterations: 1,
-                },
-                ..AuthConfig::default()
-            },
+            auth: AuthConfig::throwaway(),
             pages: PagesConfig::default(),
         };
         Self {
