@@ -99,6 +99,8 @@ macro_rules! bind_args {
         for arg in $args {
             query = match arg {
                 $crate::db::Arg::Int(v) => query.bind(*v),
+                $crate::db::Arg::OptionalInt(v) => query.bind(*v),
+                $crate::db::Arg::Float(v) => query.bind(*v),
                 $crate::db::Arg::Bool(v) => query.bind(*v),
                 $crate::db::Arg::Text(v) => query.bind(v.clone()),
             };
@@ -145,6 +147,8 @@ pub(crate) const IDS_PER_QUERY: usize = 500;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Arg {
     Int(i64),
+    OptionalInt(Option<i64>),
+    Float(f64),
     Bool(bool),
     Text(String),
 }
@@ -166,14 +170,33 @@ impl Sql {
     /// Appends `(…)` with a placeholder for each of `ids`, for an `IN` list; at most [`IDS_PER_QUERY`] of them keeps a
     /// statement within both backends' limits on bound parameters.
     pub fn id_list(&mut self, ids: &[i64]) -> &mut Self {
+        self.row(ids.iter().map(|id| Arg::Int(*id)))
+    }
+
+    /// Appends `(…)` with a placeholder for each of `args`: one row of a multi-row `VALUES`.
+    pub fn row(&mut self, args: impl IntoIterator<Item = Arg>) -> &mut Self {
         self.push("(");
-        for (index, id) in ids.iter().enumerate() {
+        for (index, arg) in args.into_iter().enumerate() {
             if index > 0 {
                 self.push(", ");
             }
-            self.arg(Arg::Int(*id));
+            self.arg(arg);
         }
         self.push(")")
+    }
+
+    /// Appends `text`, with a placeholder for each of `args` where `text` has a `?`, in order.
+    pub fn push_with(&mut self, text: &str, args: &[Arg]) -> &mut Self {
+        let mut args = args.iter();
+        for (index, piece) in text.split('?').enumerate() {
+            if index > 0 {
+                if let Some(arg) = args.next() {
+                    self.arg(arg.clone());
+                }
+            }
+            self.push(piece);
+        }
+        self
     }
 
     /// Appends a placeholder for `arg`.

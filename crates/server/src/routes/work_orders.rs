@@ -108,18 +108,27 @@ fn refused(refusal: WorkOrderRefusal, local_id: &str) -> ApiError {
     }
 }
 
-/// The stored order in its read shape, with its `ETag`.
-async fn answer(state: &AppState, scope: &Scope, local_id: i64, status: StatusCode) -> Result<Response, ApiError> {
+/// The stored order in its read shape, with the `ETag` of its version (read unless the write that made it told).
+async fn answer(
+    state: &AppState,
+    scope: &Scope,
+    local_id: i64,
+    status: StatusCode,
+    version: Option<i64>,
+) -> Result<Response, ApiError> {
     let order = state
         .store
         .find_work_order(scope, local_id)
         .await?
         .ok_or_else(|| ApiError::not_found(NAME, local_id))?;
-    let version = state
-        .store
-        .work_order_version(scope, local_id)
-        .await?
-        .unwrap_or_default();
+    let version = match version {
+        Some(version) => version,
+        None => state
+            .store
+            .work_order_version(scope, local_id)
+            .await?
+            .unwrap_or_default(),
+    };
     let mut response = (status, Json(order)).into_response();
     if let Ok(value) = HeaderValue::from_str(&etag(local_id, version)) {
         response.headers_mut().insert(header::ETAG, value);
@@ -138,12 +147,19 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<WorkOrderWrite>,
 ) -> Result<Response, ApiError> {
-    let local_id = state
+    let written = state
         .store
         .write_work_order(&caller.scope, WriteMode::Create, &command(body))
         .await?
         .map_err(|r| refused(r, ""))?;
-    answer(&state, &caller.scope, local_id, StatusCode::CREATED).await
+    answer(
+        &state,
+        &caller.scope,
+        written.local_id,
+        StatusCode::CREATED,
+        Some(written.version),
+    )
+    .await
 }
 
 /// `PATCH /integration/api/v1/workOrders/{localId}`: replaces the whole order; 200 with it.
@@ -164,12 +180,12 @@ pub async fn replace(
         local_id,
         expected_version,
     };
-    state
+    let written = state
         .store
         .write_work_order(&caller.scope, mode, &command(body))
         .await?
         .map_err(|r| refused(r, &id))?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK).await
+    answer(&state, &caller.scope, local_id, StatusCode::OK, Some(written.version)).await
 }
 
 /// `DELETE /integration/api/v1/workOrders/{localId}`: logical deletion; 200 with the deleted order.
@@ -184,7 +200,7 @@ pub async fn delete(
         .delete_work_order(&caller.scope, local_id)
         .await?
         .map_err(|r| refused(r, &id))?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK).await
+    answer(&state, &caller.scope, local_id, StatusCode::OK, None).await
 }
 
 /// `GET /api/v3/third_party/work_orders/{id}`: one order, with the `ETag` a replacement's `If-Match` may name.
@@ -194,5 +210,5 @@ pub async fn detail(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let local_id = parse_id(&id, NAME)?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK).await
+    answer(&state, &caller.scope, local_id, StatusCode::OK, None).await
 }

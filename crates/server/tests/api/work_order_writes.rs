@@ -101,7 +101,10 @@ on_both_backends! {
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let created: Value = response.json().await.expect("JSON");
         let id = created["header"]["local_id"].clone();
-        assert!(etag.is_some_and(|tag| tag.starts_with(&format!("\"{id}-"))));
+        assert!(etag.as_deref().is_some_and(|tag| tag.starts_with(&format!("\"{id}-"))));
+        let detail = app.get(&format!("{READ}/{id}"), &token).await;
+        let detail_tag = detail.headers().get("etag").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        assert_eq!(etag, detail_tag, "the create names the version the order has");
         assert_eq!(location, Some(format!("{READ}/{id}")));
         assert_eq!(created["header"]["system_id"], "third_party");
         assert_eq!(created["header"]["is_read_only"], false);

@@ -7,32 +7,371 @@
 
 use std::collections::BTreeSet;
 
-use domain::work_orders::{check, Rule, StateFlags, Violation, WorkOrderCommand};
+use domain::work_orders::{check, LabourLine, Rule, StateFlags, Violation, WorkOrderCommand};
 
 use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Scope, Store, StoreError};
 
-/// The ids among `$ids` that `$table` has under `$condition` (whose placeholders `$fixed` binds), as a set: one
-/// query inside transaction `$tx` per [`IDS_PER_QUERY`] distinct ids, none when there are no ids.
-macro_rules! existing {
-    ($tx:ident, $table:expr, $condition:expr, $fixed:expr, $ids:expr) => {{
-        let wanted: Vec<i64> = $ids.collect::<BTreeSet<i64>>().into_iter().collect();
-        let fixed: Vec<Arg> = $fixed.into_iter().collect();
-        let mut found = BTreeSet::new();
-        for chunk in wanted.chunks(IDS_PER_QUERY) {
-            let mut sql = Sql {
-                args: fixed.clone(),
-                ..Sql::default()
-            };
-            sql.push(&format!("SELECT id FROM {} WHERE {} AND id IN ", $table, $condition))
-                .id_list(chunk);
-            let rows: Vec<i64> = bind_args!(sqlx::query_scalar(&sql.text), &sql.args)
-                .fetch_all(&mut *$tx)
-                .await?;
-            found.extend(rows);
+/// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
+const LINES_PER_INSERT: usize = 100;
+
+/// The reference checks of one write, asked together: for each kind, which of the ids sent exist. While their ids fit
+/// [`IDS_PER_QUERY`] one `UNION ALL` statement answers every kind, so a typical order costs one round trip for them
+/// instead of one a kind.
+#[derive(Default)]
+struct Lookups {
+    kinds: Vec<Lookup>,
+}
+
+struct Lookup {
+    table: &'static str,
+    /// The filter, with a `?` for each of `fixed`.
+    condition: &'static str,
+    fixed: Vec<Arg>,
+    ids: Vec<i64>,
+}
+
+/// Which of the lookups of a [`Lookups`] is meant.
+#[derive(Clone, Copy)]
+struct Kind(usize);
+
+impl Lookups {
+    /// Asks which of `ids` `table` has under `condition`.
+    fn add(
+        &mut self,
+        table: &'static str,
+        condition: &'static str,
+        fixed: &[Arg],
+        ids: impl Iterator<Item = i64>,
+    ) -> Kind {
+        self.kinds.push(Lookup {
+            table,
+            condition,
+            fixed: fixed.to_vec(),
+            ids: ids.collect::<BTreeSet<_>>().into_iter().collect(),
+        });
+        Kind(self.kinds.len() - 1)
+    }
+
+    /// The statements that answer every lookup, each row `(kind, id)`; none when no ids were sent.
+    fn statements(&self) -> Vec<Sql> {
+        let mut statements = Vec::new();
+        let mut current = Sql::default();
+        let mut ids_in_current = 0;
+        for (kind, lookup) in self.kinds.iter().enumerate() {
+            for chunk in lookup.ids.chunks(IDS_PER_QUERY) {
+                if ids_in_current > 0 && ids_in_current + chunk.len() > IDS_PER_QUERY {
+                    statements.push(std::mem::take(&mut current));
+                    ids_in_current = 0;
+                }
+                if ids_in_current > 0 {
+                    current.push(" UNION ALL ");
+                }
+                current
+                    .push(&format!(
+                        "SELECT CAST({kind} AS BIGINT) AS kind, id FROM {} WHERE ",
+                        lookup.table
+                    ))
+                    .push_with(lookup.condition, &lookup.fixed)
+                    .push(" AND id IN ")
+                    .id_list(chunk);
+                ids_in_current += chunk.len();
+            }
         }
-        found
-    }};
+        if ids_in_current > 0 {
+            statements.push(current);
+        }
+        statements
+    }
+
+    /// Sorts the rows the statements answered by kind.
+    fn found(&self, rows: impl IntoIterator<Item = (i64, i64)>) -> Found {
+        let mut found = vec![BTreeSet::new(); self.kinds.len()];
+        for (kind, id) in rows {
+            if let Some(ids) = usize::try_from(kind).ok().and_then(|kind| found.get_mut(kind)) {
+                ids.insert(id);
+            }
+        }
+        Found(found)
+    }
+}
+
+/// The ids [`Lookups`] found, by kind.
+struct Found(Vec<BTreeSet<i64>>);
+
+impl Found {
+    fn of(&self, kind: Kind) -> &BTreeSet<i64> {
+        &self.0[kind.0]
+    }
+}
+
+/// Multi-row `INSERT`s of `rows` (each an optional own id and the values of `columns`) into `table`, followed by
+/// `returning`. A row with its own id names the `id` column and one without lets the database pick, so the two go in
+/// separate statements.
+fn line_inserts(table: &str, columns: &str, rows: Vec<(Option<i64>, Vec<Arg>)>, returning: &str) -> Vec<Sql> {
+    let (kept, new): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(id, _)| id.is_some());
+    let mut statements = Vec::new();
+    for (id_column, rows) in [("id, ", kept), ("", new)] {
+        for chunk in rows.chunks(LINES_PER_INSERT) {
+            let mut sql = Sql::default();
+            sql.push(&format!("INSERT INTO {table} ({id_column}{columns}) VALUES "));
+            for (index, (id, values)) in chunk.iter().enumerate() {
+                if index > 0 {
+                    sql.push(", ");
+                }
+                sql.row(id.map(Arg::Int).into_iter().chain(values.iter().cloned()));
+            }
+            sql.push(returning);
+            statements.push(sql);
+        }
+    }
+    statements
+}
+
+/// A line's position in its order, as stored.
+fn position(index: usize) -> Arg {
+    Arg::Int(i64::try_from(index).unwrap_or(i64::MAX))
+}
+
+/// The kinds of reference a work order's body makes, as asked of [`Lookups`].
+struct ReferenceKinds {
+    vouchers: Kind,
+    campaigns: Kind,
+    formulateds: Kind,
+    labour_types: Kind,
+    contractors: Kind,
+    machines: Kind,
+    applicators: Kind,
+    kept_supplies: Kind,
+    kept_labours: Kind,
+}
+
+/// The lookups of every reference `command` makes, in the caller's society (and country, for products); lines sent
+/// with a `local_id` must be lines of order `own_id`.
+fn reference_lookups(
+    command: &WorkOrderCommand,
+    scope: &Scope,
+    own_id: i64,
+    campaign_ids: impl Iterator<Item = i64>,
+) -> (Lookups, ReferenceKinds) {
+    let society = [Arg::Int(scope.society_id())];
+    let own_lines = [Arg::Int(scope.society_id()), Arg::Int(own_id)];
+    let live = "deleted_at IS NULL AND society_id = ?";
+    let labours = &command.labours;
+    let mut lookups = Lookups::default();
+    let kinds = ReferenceKinds {
+        vouchers: lookups.add(
+            "voucher_types",
+            "deleted_at IS NULL",
+            &[],
+            [command.voucher_type_id].into_iter(),
+        ),
+        campaigns: lookups.add("campaigns", live, &society, campaign_ids),
+        formulateds: lookups.add(
+            "formulateds",
+            "deleted_at IS NULL AND country = ?",
+            &[Arg::Text(scope.country().to_owned())],
+            command.supplies.iter().map(|s| s.formulated_id),
+        ),
+        labour_types: lookups.add(
+            "labour_types",
+            "deleted_at IS NULL",
+            &[],
+            labours.iter().filter_map(|l| l.labour_type_id),
+        ),
+        contractors: lookups.add(
+            "contractors",
+            live,
+            &society,
+            labours.iter().flat_map(|l| l.contractor_ids.iter().copied()),
+        ),
+        machines: lookups.add(
+            "machines",
+            live,
+            &society,
+            labours.iter().flat_map(|l| l.machine_ids.iter().copied()),
+        ),
+        applicators: lookups.add(
+            "applicators",
+            live,
+            &society,
+            labours.iter().flat_map(|l| l.applicator_ids.iter().copied()),
+        ),
+        kept_supplies: lookups.add(
+            "work_order_supplies",
+            "society_id = ? AND work_order_id = ?",
+            &own_lines,
+            command.supplies.iter().filter_map(|s| s.local_id),
+        ),
+        kept_labours: lookups.add(
+            "work_order_labours",
+            "society_id = ? AND work_order_id = ?",
+            &own_lines,
+            labours.iter().filter_map(|l| l.local_id),
+        ),
+    };
+    (lookups, kinds)
+}
+
+/// Every reference of `command` that [`Lookups`] did not find, by the path of the field that makes it. A missing
+/// cultivation comes with what its id is instead (`missing_campaigns`: id, is a species, is a cultivation).
+fn reference_violations(
+    command: &WorkOrderCommand,
+    found: &Found,
+    kinds: &ReferenceKinds,
+    missing_campaigns: &BTreeSet<(i64, bool, bool)>,
+) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    for (kind, lines) in [
+        (
+            "supplies",
+            command.supplies.iter().map(|s| s.campaign_id).collect::<Vec<_>>(),
+        ),
+        ("labours", command.labours.iter().map(|l| l.campaign_id).collect()),
+    ] {
+        for (index, campaign) in lines.iter().enumerate() {
+            if let Some((id, species, cultivation)) = missing_campaigns.iter().find(|m| m.0 == *campaign) {
+                let rule = Rule::NotACampaign {
+                    id: *id,
+                    species: *species,
+                    cultivation: *cultivation,
+                };
+                violations.push(Violation::new(format!("{kind}[{index}].cultivation.local_id"), rule));
+            }
+        }
+    }
+    for (index, supply) in command.supplies.iter().enumerate() {
+        if !found.of(kinds.formulateds).contains(&supply.formulated_id) {
+            let path = format!("supplies[{index}].formulated.local_id");
+            violations.push(Violation::new(path, Rule::Unknown(supply.formulated_id)));
+        }
+    }
+    for (index, labour) in command.labours.iter().enumerate() {
+        if let Some(labour_type) = labour
+            .labour_type_id
+            .filter(|id| !found.of(kinds.labour_types).contains(id))
+        {
+            let path = format!("labours[{index}].labour_type.local_id");
+            violations.push(Violation::new(path, Rule::Unknown(labour_type)));
+        }
+        for (field, kind, ids) in [
+            ("contractors", kinds.contractors, &labour.contractor_ids),
+            ("machines", kinds.machines, &labour.machine_ids),
+            ("applicators", kinds.applicators, &labour.applicator_ids),
+        ] {
+            for (position, id) in ids.iter().enumerate().filter(|(_, id)| !found.of(kind).contains(id)) {
+                let path = format!("labours[{index}].{field}[{position}].local_id");
+                violations.push(Violation::new(path, Rule::Unknown(*id)));
+            }
+        }
+    }
+    for (kind, lookup, ids) in [
+        (
+            "supplies",
+            kinds.kept_supplies,
+            command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>(),
+        ),
+        (
+            "labours",
+            kinds.kept_labours,
+            command.labours.iter().map(|l| l.local_id).collect(),
+        ),
+    ] {
+        for (index, id) in ids.iter().enumerate() {
+            if let Some(id) = id.filter(|id| !found.of(lookup).contains(id)) {
+                violations.push(Violation::new(
+                    format!("{kind}[{index}].local_id"),
+                    Rule::UnknownLine(id),
+                ));
+            }
+        }
+    }
+    violations
+}
+
+/// The flags of a line as stored.
+fn flags(state: StateFlags) -> [Arg; 3] {
+    [
+        Arg::Bool(state.pending),
+        Arg::Bool(state.executed),
+        Arg::Bool(state.confirmed),
+    ]
+}
+
+/// The statements that insert the supplies of `command` into order `order_id`.
+fn supply_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
+    let rows = command.supplies.iter().enumerate().map(|(index, supply)| {
+        let mut values = vec![
+            Arg::Int(society_id),
+            Arg::Int(order_id),
+            position(index),
+            Arg::Int(supply.campaign_id),
+            Arg::Int(supply.formulated_id),
+            Arg::Float(supply.area_applied),
+            Arg::Float(supply.total_applied),
+            Arg::Int(supply.date.timestamp_millis()),
+        ];
+        values.extend(flags(supply.state));
+        values.extend([Arg::Int(now), Arg::Int(now)]);
+        (supply.local_id, values)
+    });
+    let columns = "society_id, work_order_id, position, campaign_id, formulated_id, area_applied, total_applied, \
+                   date, pending, executed, confirmed, created_at, updated_at";
+    line_inserts("work_order_supplies", columns, rows.collect(), "")
+}
+
+/// The statements that insert the labours of `command` into order `order_id`; each answers `(id, position)`.
+fn labour_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
+    let rows = command.labours.iter().enumerate().map(|(index, labour)| {
+        let mut values = vec![
+            Arg::Int(society_id),
+            Arg::Int(order_id),
+            position(index),
+            Arg::Int(labour.campaign_id),
+            Arg::OptionalInt(labour.labour_type_id),
+            Arg::Float(labour.area_applied),
+            Arg::Int(labour.date.timestamp_millis()),
+        ];
+        values.extend(flags(labour.state));
+        values.extend([Arg::Int(now), Arg::Int(now)]);
+        (labour.local_id, values)
+    });
+    let columns = "society_id, work_order_id, position, campaign_id, labour_type_id, area_applied, date, pending, \
+                   executed, confirmed, created_at, updated_at";
+    line_inserts("work_order_labours", columns, rows.collect(), " RETURNING id, position")
+}
+
+/// The statements that link each labour (whose ids `labour_ids` holds by position) to its contractors, machines and
+/// applicators.
+fn labour_link_inserts(command: &WorkOrderCommand, society_id: i64, labour_ids: &[Option<i64>]) -> Vec<Sql> {
+    let mut statements = Vec::new();
+    for (table, column, ids_of) in [
+        (
+            "work_order_labour_contractors",
+            "contractor_id",
+            (|l: &LabourLine| &l.contractor_ids) as fn(&LabourLine) -> &Vec<i64>,
+        ),
+        ("work_order_labour_machines", "machine_id", |l| &l.machine_ids),
+        ("work_order_labour_applicators", "applicator_id", |l| &l.applicator_ids),
+    ] {
+        let rows = command
+            .labours
+            .iter()
+            .zip(labour_ids)
+            .filter_map(|(labour, id)| Some((labour, (*id)?)))
+            .flat_map(|(labour, labour_id)| {
+                ids_of(labour)
+                    .iter()
+                    .map(move |id| (None, vec![Arg::Int(society_id), Arg::Int(labour_id), Arg::Int(*id)]))
+            });
+        statements.extend(line_inserts(
+            table,
+            &format!("society_id, labour_id, {column}"),
+            rows.collect(),
+            "",
+        ));
+    }
+    statements
 }
 
 /// Why a work-order write was refused.
@@ -62,6 +401,15 @@ pub enum WriteMode {
         /// The version (`updated_at` in epoch ms) the client read, from `If-Match`.
         expected_version: Option<i64>,
     },
+}
+
+/// A stored work order: its id and its new version (`updated_at` in epoch ms), which its `ETag` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// The order.
+    pub local_id: i64,
+    /// Its version.
+    pub version: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -120,16 +468,25 @@ impl Store {
         })
     }
 
-    /// Creates or replaces a work order; answers its `local_id`.
+    /// Creates or replaces a work order; answers its `local_id` and new version.
     #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
     pub async fn write_work_order(
         &self,
         scope: &Scope,
         mode: WriteMode,
         command: &WorkOrderCommand,
-    ) -> Result<Result<i64, WorkOrderRefusal>, StoreError> {
+    ) -> Result<Result<Written, WorkOrderRefusal>, StoreError> {
         let society_id = scope.society_id();
-        let country = scope.country().to_owned();
+        let own_id = match mode {
+            WriteMode::Create => 0,
+            WriteMode::Replace { local_id, .. } => local_id,
+        };
+        let campaign_ids = || {
+            let supplies = command.supplies.iter().map(|s| s.campaign_id);
+            supplies.chain(command.labours.iter().map(|l| l.campaign_id))
+        };
+        let (lookups, kinds) = reference_lookups(command, scope, own_id, campaign_ids());
+        let lookup_statements = lookups.statements();
         let mut violations = check(command, society_id);
         let now = now_millis();
         let lock = match self.db.dialect() {
@@ -160,10 +517,6 @@ impl Store {
                     Some(_) => {}
                 }
             }
-            let own_id = match mode {
-                WriteMode::Create => 0,
-                WriteMode::Replace { local_id, .. } => local_id,
-            };
             if let Some(external_id) = external_id {
                 let other: Option<i64> = sqlx::query_scalar(
                     "SELECT id FROM work_orders WHERE society_id = $1 AND external_id = $2 AND deleted_at IS NULL AND id <> $3",
@@ -177,24 +530,21 @@ impl Store {
                     return Ok(Err(WorkOrderRefusal::DuplicateExternalId(other)));
                 }
             }
-            let voucher: Option<i64> =
-                sqlx::query_scalar("SELECT id FROM voucher_types WHERE id = $1 AND deleted_at IS NULL")
-                    .bind(command.voucher_type_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            if voucher.is_none() {
+            let rows: Vec<(i64, i64)> = {
+                let mut rows = Vec::new();
+                for sql in &lookup_statements {
+                    rows.extend(bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args).fetch_all(&mut *tx).await?);
+                }
+                rows
+            };
+            let found = lookups.found(rows);
+            if !found.of(kinds.vouchers).contains(&command.voucher_type_id) {
                 let path = "header.extra_fields.voucher_type.local_id";
                 violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
             }
-            // Each kind of reference is checked in one query for all its distinct ids; every line that carries a
-            // missing one is reported.
-            let society = Arg::Int(society_id);
-            let live = "deleted_at IS NULL AND society_id = $1";
-            let campaigns = existing!(tx, "campaigns", live, [society.clone()],
-                command.supplies.iter().map(|s| s.campaign_id).chain(command.labours.iter().map(|l| l.campaign_id)));
             let mut missing_campaigns = BTreeSet::new();
-            for line in command.supplies.iter().map(|s| s.campaign_id).chain(command.labours.iter().map(|l| l.campaign_id)) {
-                if !campaigns.contains(&line) && !missing_campaigns.iter().any(|(id, _, _)| *id == line) {
+            for line in campaign_ids() {
+                if !found.of(kinds.campaigns).contains(&line) && !missing_campaigns.iter().any(|(id, _, _)| *id == line) {
                     let species: Option<i64> = sqlx::query_scalar("SELECT id FROM species WHERE id = $1")
                         .bind(line).fetch_optional(&mut *tx).await?;
                     let cultivation: Option<i64> = sqlx::query_scalar(
@@ -204,90 +554,38 @@ impl Store {
                     missing_campaigns.insert((line, species.is_some(), cultivation.is_some()));
                 }
             }
-            for (kind, lines) in [
-                ("supplies", command.supplies.iter().map(|s| s.campaign_id).collect::<Vec<_>>()),
-                ("labours", command.labours.iter().map(|l| l.campaign_id).collect()),
-            ] {
-                for (index, campaign) in lines.iter().enumerate() {
-                    if let Some((id, species, cultivation)) = missing_campaigns.iter().find(|m| m.0 == *campaign) {
-                        let rule = Rule::NotACampaign { id: *id, species: *species, cultivation: *cultivation };
-                        violations.push(Violation::new(format!("{kind}[{index}].cultivation.local_id"), rule));
-                    }
-                }
-            }
-            let formulateds = existing!(tx, "formulateds", "deleted_at IS NULL AND country = $1",
-                [Arg::Text(country.clone())], command.supplies.iter().map(|s| s.formulated_id));
-            for (index, supply) in command.supplies.iter().enumerate() {
-                if !formulateds.contains(&supply.formulated_id) {
-                    let path = format!("supplies[{index}].formulated.local_id");
-                    violations.push(Violation::new(path, Rule::Unknown(supply.formulated_id)));
-                }
-            }
-            let labour_types = existing!(tx, "labour_types", "deleted_at IS NULL", [],
-                command.labours.iter().filter_map(|l| l.labour_type_id));
-            let contractors = existing!(tx, "contractors", live, [society.clone()],
-                command.labours.iter().flat_map(|l| l.contractor_ids.iter().copied()));
-            let machines = existing!(tx, "machines", live, [society.clone()],
-                command.labours.iter().flat_map(|l| l.machine_ids.iter().copied()));
-            let applicators = existing!(tx, "applicators", live, [society.clone()],
-                command.labours.iter().flat_map(|l| l.applicator_ids.iter().copied()));
-            for (index, labour) in command.labours.iter().enumerate() {
-                if let Some(labour_type) = labour.labour_type_id.filter(|id| !labour_types.contains(id)) {
-                    let path = format!("labours[{index}].labour_type.local_id");
-                    violations.push(Violation::new(path, Rule::Unknown(labour_type)));
-                }
-                for (field, found, ids) in [
-                    ("contractors", &contractors, &labour.contractor_ids),
-                    ("machines", &machines, &labour.machine_ids),
-                    ("applicators", &applicators, &labour.applicator_ids),
-                ] {
-                    for (position, id) in ids.iter().enumerate().filter(|(_, id)| !found.contains(id)) {
-                        let path = format!("labours[{index}].{field}[{position}].local_id");
-                        violations.push(Violation::new(path, Rule::Unknown(*id)));
-                    }
-                }
-            }
-            let own_lines = [society.clone(), Arg::Int(own_id)];
-            for (kind, table, ids) in [
-                ("supplies", "work_order_supplies", command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>()),
-                ("labours", "work_order_labours", command.labours.iter().map(|l| l.local_id).collect()),
-            ] {
-                let found = existing!(tx, table, "society_id = $1 AND work_order_id = $2", own_lines.clone(),
-                    ids.iter().flatten().copied());
-                for (index, id) in ids.iter().enumerate() {
-                    if let Some(id) = id.filter(|id| !found.contains(id)) {
-                        violations.push(Violation::new(format!("{kind}[{index}].local_id"), Rule::UnknownLine(id)));
-                    }
-                }
-            }
+            violations.extend(reference_violations(command, &found, &kinds, &missing_campaigns));
             if !violations.is_empty() {
                 return Ok(Err(WorkOrderRefusal::Invalid(violations)));
             }
             let StateFlags { pending, executed, confirmed } = command.state;
-            let local_id: i64 = match mode {
-                WriteMode::Create => sqlx::query_scalar(
-                    "INSERT INTO work_orders (society_id, external_id, system_id, name, date, voucher_date, \
-                     voucher_type_id, pending, executed, confirmed, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id",
-                )
-                .bind(society_id).bind(external_id).bind(&command.system_id).bind(command.name.trim())
-                .bind(command.date.timestamp_millis()).bind(command.voucher_date.timestamp_millis())
-                .bind(command.voucher_type_id).bind(pending).bind(executed).bind(confirmed).bind(now)
-                .fetch_one(&mut *tx)
-                .await?,
+            let (local_id, version): (i64, i64) = match mode {
+                WriteMode::Create => {
+                    let local_id = sqlx::query_scalar(
+                        "INSERT INTO work_orders (society_id, external_id, system_id, name, date, voucher_date, \
+                         voucher_type_id, pending, executed, confirmed, created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id",
+                    )
+                    .bind(society_id).bind(external_id).bind(&command.system_id).bind(command.name.trim())
+                    .bind(command.date.timestamp_millis()).bind(command.voucher_date.timestamp_millis())
+                    .bind(command.voucher_type_id).bind(pending).bind(executed).bind(confirmed).bind(now)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    (local_id, now)
+                }
                 WriteMode::Replace { local_id, .. } => {
                     // A replacement within the same millisecond still gets a new version, so If-Match sees it.
-                    sqlx::query(
+                    let version = sqlx::query_scalar(
                         "UPDATE work_orders SET external_id = $3, system_id = $4, name = $5, date = $6, voucher_date = $7, \
                          voucher_type_id = $8, pending = $9, executed = $10, confirmed = $11, \
                          updated_at = CASE WHEN updated_at >= $12 THEN updated_at + 1 ELSE $12 END \
-                         WHERE society_id = $1 AND id = $2",
+                         WHERE society_id = $1 AND id = $2 RETURNING updated_at",
                     )
                     .bind(society_id).bind(local_id).bind(external_id).bind(&command.system_id)
                     .bind(command.name.trim()).bind(command.date.timestamp_millis())
                     .bind(command.voucher_date.timestamp_millis()).bind(command.voucher_type_id)
                     .bind(pending).bind(executed).bind(confirmed).bind(now)
-                    .execute(&mut *tx)
+                    .fetch_one(&mut *tx)
                     .await?;
                     for table in ["work_order_labour_contractors", "work_order_labour_machines", "work_order_labour_applicators"] {
                         sqlx::query(&format!(
@@ -300,56 +598,84 @@ impl Store {
                         sqlx::query(&format!("DELETE FROM {table} WHERE society_id = $1 AND work_order_id = $2"))
                             .bind(society_id).bind(local_id).execute(&mut *tx).await?;
                     }
-                    local_id
+                    (local_id, version)
                 }
             };
-            for (position, supply) in command.supplies.iter().enumerate() {
-                let StateFlags { pending, executed, confirmed } = supply.state;
-                // A kept line is inserted with its own id; a new one takes the next id the database hands out.
-                let (id_column, id_value) = if supply.local_id.is_some() { ("id, ", "$13, ") } else { ("", "") };
-                let sql = format!(
-                    "INSERT INTO work_order_supplies ({id_column}society_id, work_order_id, position, campaign_id, \
-                     formulated_id, area_applied, total_applied, date, pending, executed, confirmed, created_at, updated_at) \
-                     VALUES ({id_value}$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)"
-                );
-                let mut insert = sqlx::query(&sql)
-                .bind(society_id).bind(local_id).bind(i64::try_from(position).unwrap_or(i64::MAX))
-                .bind(supply.campaign_id).bind(supply.formulated_id).bind(supply.area_applied).bind(supply.total_applied)
-                .bind(supply.date.timestamp_millis()).bind(pending).bind(executed).bind(confirmed).bind(now);
-                if let Some(id) = supply.local_id {
-                    insert = insert.bind(id);
-                }
-                insert.execute(&mut *tx).await?;
+            for sql in supply_inserts(command, society_id, local_id, now) {
+                bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
             }
-            for (position, labour) in command.labours.iter().enumerate() {
-                let StateFlags { pending, executed, confirmed } = labour.state;
-                let (id_column, id_value) = if labour.local_id.is_some() { ("id, ", "$12, ") } else { ("", "") };
-                let sql = format!(
-                    "INSERT INTO work_order_labours ({id_column}society_id, work_order_id, position, campaign_id, \
-                     labour_type_id, area_applied, date, pending, executed, confirmed, created_at, updated_at) \
-                     VALUES ({id_value}$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id"
-                );
-                let mut insert = sqlx::query_scalar(&sql)
-                .bind(society_id).bind(local_id).bind(i64::try_from(position).unwrap_or(i64::MAX))
-                .bind(labour.campaign_id).bind(labour.labour_type_id).bind(labour.area_applied)
-                .bind(labour.date.timestamp_millis()).bind(pending).bind(executed).bind(confirmed).bind(now);
-                if let Some(id) = labour.local_id {
-                    insert = insert.bind(id);
-                }
-                let labour_id: i64 = insert.fetch_one(&mut *tx).await?;
-                for (table, column, ids) in [
-                    ("work_order_labour_contractors", "contractor_id", &labour.contractor_ids),
-                    ("work_order_labour_machines", "machine_id", &labour.machine_ids),
-                    ("work_order_labour_applicators", "applicator_id", &labour.applicator_ids),
-                ] {
-                    for id in ids {
-                        sqlx::query(&format!("INSERT INTO {table} (society_id, labour_id, {column}) VALUES ($1, $2, $3)"))
-                            .bind(society_id).bind(labour_id).bind(*id).execute(&mut *tx).await?;
+            // Each new labour's id is known by its position, which is unique within the order.
+            let mut labour_ids: Vec<Option<i64>> = command.labours.iter().map(|l| l.local_id).collect();
+            for sql in labour_inserts(command, society_id, local_id, now) {
+                let inserted: Vec<(i64, i64)> = bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args).fetch_all(&mut *tx).await?;
+                for (id, position) in inserted {
+                    if let Some(slot) = usize::try_from(position).ok().and_then(|p| labour_ids.get_mut(p)) {
+                        *slot = Some(id);
                     }
                 }
             }
+            for sql in labour_link_inserts(command, society_id, &labour_ids) {
+                bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
+            }
             tx.commit().await?;
-            Ok(Ok(local_id))
+            Ok(Ok(Written { local_id, version }))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_share_one_statement_while_their_ids_fit() {
+        let mut lookups = Lookups::default();
+        let society = [Arg::Int(7)];
+        let machines = lookups.add("machines", "society_id = ?", &society, [3, 1, 3].into_iter());
+        let vouchers = lookups.add("voucher_types", "deleted_at IS NULL", &[], [9].into_iter());
+        lookups.add("contractors", "society_id = ?", &society, std::iter::empty());
+        let statements = lookups.statements();
+        assert_eq!(statements.len(), 1);
+        assert_eq!(
+            statements[0].text,
+            "SELECT CAST(0 AS BIGINT) AS kind, id FROM machines WHERE society_id = $1 AND id IN ($2, $3) UNION ALL \
+             SELECT CAST(1 AS BIGINT) AS kind, id FROM voucher_types WHERE deleted_at IS NULL AND id IN ($4)"
+        );
+        assert_eq!(statements[0].args, [Arg::Int(7), Arg::Int(1), Arg::Int(3), Arg::Int(9)]);
+        let found = lookups.found([(0, 3), (1, 9), (5, 1)]);
+        assert_eq!(found.of(machines), &BTreeSet::from([3]));
+        assert_eq!(found.of(vouchers), &BTreeSet::from([9]));
+    }
+
+    #[test]
+    fn lookups_beyond_one_statements_worth_are_split_and_none_are_lost() {
+        let mut lookups = Lookups::default();
+        lookups.add("machines", "deleted_at IS NULL", &[], 0..(IDS_PER_QUERY as i64 + 10));
+        lookups.add("contractors", "deleted_at IS NULL", &[], 0..5);
+        let statements = lookups.statements();
+        assert_eq!(statements.len(), 2);
+        let bound: usize = statements.iter().map(|sql| sql.args.len()).sum();
+        assert_eq!(bound, IDS_PER_QUERY + 15);
+        assert!(statements.iter().all(|sql| sql.args.len() <= IDS_PER_QUERY));
+        assert!(Lookups::default().statements().is_empty());
+    }
+
+    #[test]
+    fn lines_with_their_own_ids_are_inserted_apart_from_new_ones() {
+        let rows = vec![
+            (None, vec![Arg::Int(1)]),
+            (Some(40), vec![Arg::Int(2)]),
+            (None, vec![Arg::Int(3)]),
+        ];
+        let statements = line_inserts("lines", "position", rows, " RETURNING id");
+        let texts: Vec<&str> = statements.iter().map(|sql| sql.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "INSERT INTO lines (id, position) VALUES ($1, $2) RETURNING id",
+                "INSERT INTO lines (position) VALUES ($1), ($2) RETURNING id",
+            ]
+        );
+        assert_eq!(statements[0].args, [Arg::Int(40), Arg::Int(2)]);
     }
 }
