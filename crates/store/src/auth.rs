@@ -18,8 +18,8 @@ use rand::RngCore;
 use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer, BeginWrite, Db};
-use crate::list::SNAPSHOT_VERSIONS;
+use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect};
+use crate::list::society_version;
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
 /// The role an account needs to use the API.
@@ -262,7 +262,7 @@ struct AccessRow {
     active: bool,
     country: String,
     time_zone: String,
-    versions: Option<String>,
+    society_version: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -335,12 +335,11 @@ impl Store {
             }
         }
         let account: Option<Account> = with_reader!(&self.db, pool => {
-            sqlx::query_as(
+            sqlx::query_as(&format!(
                 "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone, \
-                 (SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM table_versions v WHERE v.society_id = s.id) \
-                 AS data_version \
-                 FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
-            )
+                 {} AS data_version FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
+                society_version(self.db.dialect(), "s.id")
+            ))
             .bind(&email)
             .fetch_optional(pool)
             .await?
@@ -431,12 +430,11 @@ impl Store {
             if row.revoked_at.is_some() || row.used_at.is_some() || row.expires_at <= now {
                 return Ok(Err(Refusal::BadCredentials));
             }
-            let society: SocietyRow = sqlx::query_as(
-                "SELECT s.legal_name, s.country, s.time_zone, \
-                 (SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM table_versions v WHERE v.society_id = s.id) \
-                 AS data_version, u.roles, u.active FROM societies s \
+            let society: SocietyRow = sqlx::query_as(&format!(
+                "SELECT s.legal_name, s.country, s.time_zone, {} AS data_version, u.roles, u.active FROM societies s \
                  JOIN users u ON u.society_id = s.id WHERE s.id = $1 AND u.id = $2",
-            )
+                society_version(self.db.dialect(), "s.id")
+            ))
             .bind(society_id)
             .bind(row.user_id)
             .fetch_one(&mut *tx)
@@ -481,20 +479,23 @@ impl Store {
         let Some(society_id) = society_of(access_token) else {
             return Ok(TokenCheck::Invalid);
         };
-        static ACCESS: LazyLock<String> = LazyLock::new(|| {
+        fn access(dialect: Dialect) -> String {
             format!(
                 "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone, \
-                 {SNAPSHOT_VERSIONS} AS versions \
+                 {} AS society_version \
                  FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
-                 WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'"
+                 WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'",
+                society_version(dialect, "t.society_id")
             )
-        });
+        }
+        static ACCESS_SQLITE: LazyLock<String> = LazyLock::new(|| access(Dialect::Sqlite));
+        static ACCESS_POSTGRES: LazyLock<String> = LazyLock::new(|| access(Dialect::Postgres));
         let instance = self.instance().await?;
         let hash = digest(access_token);
         let row: Option<AccessRow> = match &self.db {
             Db::Sqlite { inline, .. } => inline.read(|connection| {
                 connection
-                    .prepare_cached(&ACCESS)?
+                    .prepare_cached(&ACCESS_SQLITE)?
                     .query_row((society_id, &hash), |row| {
                         Ok(AccessRow {
                             user_id: row.get(0)?,
@@ -504,13 +505,13 @@ impl Store {
                             active: row.get(4)?,
                             country: row.get(5)?,
                             time_zone: row.get(6)?,
-                            versions: row.get(7)?,
+                            society_version: row.get(7)?,
                         })
                     })
                     .optional()
             })?,
             Db::Postgres(pool) => {
-                sqlx::query_as(&ACCESS)
+                sqlx::query_as(&ACCESS_POSTGRES)
                     .bind(society_id)
                     .bind(hash)
                     .fetch_optional(pool)
@@ -523,7 +524,7 @@ impl Store {
                     TokenCheck::Valid(Session {
                         user_id: row.user_id,
                         scope: Scope::new(society_id, &row.country, &row.time_zone),
-                        snapshot: Snapshot::from_listing(instance, society_id, row.versions.as_deref()),
+                        snapshot: Snapshot::new(instance, society_id, row.society_version),
                     })
                 } else {
                     TokenCheck::Forbidden

@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::db::{bind_args, with_reader, Arg, Dialect, Sql};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -150,22 +150,23 @@ fn list_filter(spec: &ListSpec, scope: &Scope, filters: &AuditFilters, flags: &[
     sql
 }
 
-/// What a society's data looked like when a request began: the version of each of its tables (kept by triggers in
-/// `table_versions`), and the database's identity. Lists page with it and name their ETag after it.
+/// What a society's data looked like when a request began: the sum of its tables' change counters (kept by triggers
+/// in `table_versions`), and the database's identity. Lists name their ETag after it and key their kept answers by it.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     instance: Arc<str>,
     society_id: i64,
-    versions: Vec<(String, i64)>,
+    society_version: i64,
 }
 
 impl Snapshot {
-    /// The version of `table` for the society; 0 before its first change.
-    fn version_of(&self, table: &str) -> i64 {
-        self.versions
-            .iter()
-            .find(|(name, _)| name == table)
-            .map_or(0, |(_, version)| *version)
+    /// The snapshot of society `society_id`, whose counters summed to `society_version` (see [`society_version`]).
+    pub(crate) fn new(instance: Arc<str>, society_id: i64, society_version: i64) -> Self {
+        Self {
+            instance,
+            society_id,
+            society_version,
+        }
     }
 
     /// The society whose data this is.
@@ -176,10 +177,9 @@ impl Snapshot {
     /// What a list of a resource scoped as `scoping` depends on, as an opaque string: it changes whenever a row the
     /// list could show changes, and never otherwise (not with the caller's token, nor with a login).
     pub fn basis(&self, scoping: Scoping) -> String {
-        let society_data: i64 = self.versions.iter().map(|(_, version)| version).sum();
         match scoping {
             // A society's records may join any of its tables, so any change of the society's counts.
-            Scoping::Society => format!("{}:{}:{society_data}", self.instance, self.society_id),
+            Scoping::Society => format!("{}:{}:{}", self.instance, self.society_id, self.society_version),
             // Catalogues change only with the schema, which the instance names; the society decides the country
             // and the time zone of the rendering.
             Scoping::Global | Scoping::Country => format!("{}:{}", self.instance, self.society_id),
@@ -187,30 +187,17 @@ impl Snapshot {
     }
 }
 
-impl Snapshot {
-    /// The snapshot of society `society_id` whose table versions [`SNAPSHOT_VERSIONS`] listed as `listing`.
-    pub(crate) fn from_listing(instance: Arc<str>, society_id: i64, listing: Option<&str>) -> Self {
-        let versions = listing
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(|entry| {
-                let (table, version) = entry.split_once(':')?;
-                Some((table.to_owned(), version.parse().ok()?))
-            })
-            .collect();
-        Self {
-            instance,
-            society_id,
-            versions,
-        }
-    }
+/// The sum of every change counter of the society whose id is the column `society_id` of the enclosing query, as a
+/// subquery: it moves with every committed write of the society's data. PostgreSQL keeps the sum per slot in
+/// `society_versions` (see migration 5); SQLite sums its few `table_versions` rows. Only this sum is read on every
+/// request; a list that is not answered from a kept body reads its own table's counter (`Store::table_version`).
+pub(crate) fn society_version(dialect: Dialect, society_id: &str) -> String {
+    let counters = match dialect {
+        Dialect::Sqlite => "table_versions",
+        Dialect::Postgres => "society_versions",
+    };
+    format!("(SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM {counters} v WHERE v.society_id = {society_id})")
 }
-
-/// The table versions of the society of the row aliased `t`, as `table:version,…`: a column of the token check, so
-/// that one statement both authenticates a request and tells what its society's data looks like.
-pub(crate) const SNAPSHOT_VERSIONS: &str = "(SELECT string_agg(v.table_name || ':' || CAST(v.version AS TEXT), ',') \
-     FROM (SELECT table_name, SUM(version) AS version FROM table_versions WHERE society_id = t.society_id \
-     GROUP BY table_name) v)";
 
 impl Store {
     /// The database's identity (its latest migration and when its schema was made), read once per process.
@@ -237,22 +224,19 @@ impl Store {
     pub async fn list<R: Resource>(
         &self,
         scope: &Scope,
-        snapshot: &Snapshot,
         filters: &AuditFilters,
         page: PageRequest,
         policy: NextPagePolicy,
     ) -> Result<Page<R::Item>, ListError> {
-        self.list_flagged::<R>(scope, snapshot, filters, &[], page, policy)
-            .await
+        self.list_flagged::<R>(scope, filters, &[], page, policy).await
     }
 
     /// [`Store::list`], also filtered by boolean columns. The page is read by the ids, or the id range, its list's page
     /// index gives, so page 1,500 costs what page 1 costs, and the totals come from the index, not a count.
-    #[tracing::instrument(skip(self, scope, snapshot), fields(resource = R::SPEC.name, society = scope.society_id()))]
+    #[tracing::instrument(skip(self, scope), fields(resource = R::SPEC.name, society = scope.society_id()))]
     pub async fn list_flagged<R: Resource>(
         &self,
         scope: &Scope,
-        snapshot: &Snapshot,
         filters: &AuditFilters,
         flags: &[FlagFilter],
         page: PageRequest,
@@ -260,7 +244,7 @@ impl Store {
     ) -> Result<Page<R::Item>, ListError> {
         let spec = R::SPEC;
         let filter = list_filter(&spec, scope, filters, flags);
-        let index = self.page_index(&spec, scope, snapshot, &filter, page.size).await?;
+        let index = self.page_index(&spec, scope, &filter, page.size).await?;
         let window = PageWindow::new(page, index.total, policy)?;
         let rows: Vec<R::Row> = match index.page(page.page, page.size) {
             None => Vec::new(),
@@ -299,17 +283,33 @@ impl Store {
         })
     }
 
-    /// The page index of one list: from the cache while the list's table keeps the version `snapshot` saw, else
-    /// built by one pass over its ids. Catalogues have no version and are small, so theirs is built every time.
+    /// The version of `table` for society `society_id`: the sum of its change counters, 0 before its first change.
+    async fn table_version(&self, society_id: i64, table: &str) -> Result<i64, StoreError> {
+        Ok(with_reader!(&self.db, pool => {
+            sqlx::query_scalar(
+                "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) FROM table_versions \
+                 WHERE society_id = $1 AND table_name = $2",
+            )
+            .bind(society_id)
+            .bind(table)
+            .fetch_one(pool)
+            .await?
+        }))
+    }
+
+    /// The page index of one list: from the cache while the list's table keeps the version it has now, else built
+    /// by one pass over its ids. Catalogues have no version and are small, so theirs is built every time.
     async fn page_index(
         &self,
         spec: &ListSpec,
         scope: &Scope,
-        snapshot: &Snapshot,
         filter: &Sql,
         size: u64,
     ) -> Result<Arc<PageIndex>, StoreError> {
-        let version = (spec.scoping == Scoping::Society).then(|| snapshot.version_of(spec.table()));
+        let version = match spec.scoping {
+            Scoping::Society => Some(self.table_version(scope.society_id(), spec.table()).await?),
+            Scoping::Global | Scoping::Country => None,
+        };
         let key = format!(
             "{}|{}|{}|{:?}|{size}",
             scope.society_id(),

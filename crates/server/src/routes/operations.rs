@@ -79,13 +79,9 @@ async fn applicators(
     query: ListQuery<V3>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let page = state.store.list::<Applicators>(
-        &caller.scope,
-        &caller.snapshot,
-        &query.filters,
-        query.page,
-        state.config.next_page,
-    );
+    let page = state
+        .store
+        .list::<Applicators>(&caller.scope, &query.filters, query.page, state.config.next_page);
     let page = async {
         page.await.map_err(|error| match error {
             ListError::Page(PageError::PastLastPage { requested, last }) => ApiError::new(
@@ -112,7 +108,6 @@ async fn work_orders(
 ) -> Result<Response, ApiError> {
     let page = state.store.list_work_orders(
         &caller.scope,
-        &caller.snapshot,
         &query.filters,
         states,
         query.page,

@@ -22,13 +22,9 @@ pub async fn list<R: Resource, G: Gen>(
     query: ListQuery<G>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let page = state.store.list::<R>(
-        &caller.scope,
-        &caller.snapshot,
-        &query.filters,
-        query.page,
-        state.config.next_page,
-    );
+    let page = state
+        .store
+        .list::<R>(&caller.scope, &query.filters, query.page, state.config.next_page);
     conditional
         .answer(&caller.snapshot, R::SPEC.scoping, async { Ok(page.await?) })
         .await

@@ -14,7 +14,7 @@ use wire::Page;
 
 use crate::db::{bind_args, with_reader, Arg, Sql};
 use crate::list::{parse_ids, FlagFilter, ListError};
-use crate::{resource, ListSpec, Render, Resource, Scope, Scoping, Snapshot, Store, StoreError};
+use crate::{resource, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 resource! {
     /// `GET /api/v3/third_party/applicators`, with the ids of the machines each one operates.
@@ -326,14 +326,13 @@ impl Store {
     pub async fn list_work_orders(
         &self,
         scope: &Scope,
-        snapshot: &Snapshot,
         filters: &AuditFilters,
         state: WorkOrderStateFilter,
         page: PageRequest,
         policy: NextPagePolicy,
     ) -> Result<Page<WorkOrder>, ListError> {
         let headers = self
-            .list_flagged::<WorkOrderHeaders>(scope, snapshot, filters, &state.flags(), page, policy)
+            .list_flagged::<WorkOrderHeaders>(scope, filters, &state.flags(), page, policy)
             .await?;
         let items = self.with_lines(scope, headers.items).await?;
         Ok(Page {
