@@ -64,8 +64,7 @@ fn entity_tag(basis: &str, target: &str) -> String {
         .chain_update([0])
         .chain_update(target.as_bytes())
         .finalize();
-    let hex: String = digest[..12].iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("W/\"{hex}\"")
+    format!("W/\"{}\"", store::hex(&digest[..12]))
 }
 
 /// Whether an `If-None-Match` value names `tag`, by the weak comparison RFC 9110 prescribes for it.

@@ -73,7 +73,7 @@ pub async fn idempotent_posts(State(state): State<AppState>, request: Request, n
     hasher.update(parts.uri.path_and_query().map_or("", |pq| pq.as_str()));
     hasher.update([0]);
     hasher.update(&bytes);
-    let request_hash: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let request_hash = store::hex(&hasher.finalize());
     match state.store.claim_key(&scope, &key, &request_hash).await {
         Err(error) => ApiError::from(error).into_response(),
         Ok(Claim::Replay(answer)) => replay(answer),

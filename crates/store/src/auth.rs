@@ -205,10 +205,7 @@ pub(crate) fn new_secret(society_id: i64) -> String {
 
 /// The stored form of a secret.
 pub(crate) fn digest(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex(&Sha256::digest(secret.as_bytes()))
 }
 
 /// The society a secret claims to belong to, if it is well formed.

@@ -83,6 +83,17 @@ fn server_went_away(code: &str) -> bool {
     code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
 }
 
+/// `bytes` in lowercase hexadecimal, as digests are stored and compared.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    out
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_millis() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -199,7 +210,13 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::server_went_away;
+    use super::{hex, server_went_away};
+
+    #[test]
+    fn hex_is_lowercase_and_two_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn a_server_that_stops_or_refuses_connections_is_unavailable_not_broken() {

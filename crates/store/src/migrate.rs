@@ -121,10 +121,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
 }
 
 fn checksum(sql: &str) -> String {
-    Sha256::digest(sql.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex(&Sha256::digest(sql.as_bytes()))
 }
 
 /// Applies every migration not yet applied; returns how many it applied.
