@@ -18,6 +18,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "society_versions",
         include_str!("migrations/0005_society_versions.sql"),
     ),
+    (
+        6,
+        "device_events_by_device",
+        include_str!("migrations/0006_device_events_by_device.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
