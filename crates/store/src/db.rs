@@ -56,12 +56,6 @@ const MAX_SQLITE_READERS: u32 = 4;
 /// system caches the database file anyway and a page index scan would otherwise fill every reader's cache.
 const READER_CACHE: &str = "-512";
 
-/// Pages the write-ahead log may hold before the writer copies it back into the database (SQLite's default is 1,000).
-/// A batch of device readings dirties a leaf page of the device index per device, so with 1,000 pages the writer
-/// stopped to checkpoint every few batches, copying the same hot pages again each time; with 10,000 (40 MiB of log)
-/// a checkpoint copies each page once for many commits. Batches of 1,000 readings went from ~38 to ~55 a second.
-const WRITER_CHECKPOINT_PAGES: &str = "10000";
-
 /// Which database the store talks to.
 #[derive(Debug, Clone)]
 pub(crate) enum Db {
@@ -283,17 +277,10 @@ impl Db {
                 .foreign_keys(true);
             let wal = Arc::new(WalSync::new(connect.get_filename().to_path_buf()));
             let inline = Arc::new(InlineReader::new(connect.get_filename().to_path_buf()));
-            // A multi-row insert inside a transaction journals the pages it changes so that it alone can be undone;
-            // in memory (temp_store) rather than in a temporary file it spills to past 64 KiB.
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
-                .connect_with(
-                    connect
-                        .clone()
-                        .pragma("temp_store", "memory")
-                        .pragma("wal_autocheckpoint", WRITER_CHECKPOINT_PAGES),
-                )
+                .connect_with(connect.clone())
                 .await?;
             // Each SQLite connection has a thread and a page cache of its own.
             let read = SqlitePoolOptions::new()
