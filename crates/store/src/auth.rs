@@ -507,12 +507,15 @@ impl Store {
                     })
                     .optional()
             })?,
-            Db::Postgres(pool) => {
-                sqlx::query_as(&ACCESS_POSTGRES)
+            Db::Postgres { point, .. } => {
+                let mut connection = point.acquire().await?;
+                let row = sqlx::query_as(&ACCESS_POSTGRES)
                     .bind(society_id)
                     .bind(hash)
-                    .fetch_optional(pool)
-                    .await?
+                    .fetch_optional(&mut *connection)
+                    .await;
+                connection.keep_after(&row);
+                row?
             }
         };
         Ok(match row {

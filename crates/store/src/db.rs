@@ -6,12 +6,13 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Row;
 
 use crate::durability::WalSync;
 use crate::inline::InlineReader;
+use crate::pg_point::PgPointReader;
 use crate::StoreError;
 
 /// Pool sizes and time-outs, and how durable a SQLite commit is.
@@ -56,6 +57,10 @@ const MAX_SQLITE_READERS: u32 = 4;
 /// system caches the database file anyway and a page index scan would otherwise fill every reader's cache.
 const READER_CACHE: &str = "-512";
 
+/// Connections for the per-request point read on PostgreSQL: each read is one short round trip, so a few carry a
+/// core's worth of requests.
+const PG_POINT_CONNECTIONS: usize = 4;
+
 /// Which database the store talks to.
 #[derive(Debug, Clone)]
 pub(crate) enum Db {
@@ -69,8 +74,9 @@ pub(crate) enum Db {
         wal: Arc<WalSync>,
         inline: Arc<InlineReader>,
     },
-    /// PostgreSQL handles concurrent writers itself.
-    Postgres(PgPool),
+    /// PostgreSQL handles concurrent writers itself. The point read of every request goes through
+    /// [`PgPointReader`] instead of the pool.
+    Postgres { pool: PgPool, point: Arc<PgPointReader> },
 }
 
 /// Runs `$body` with `$pool` bound to a pool that may be read from.
@@ -78,7 +84,7 @@ macro_rules! with_reader {
     ($db:expr, $pool:ident => $body:expr) => {
         match $db {
             $crate::db::Db::Sqlite { read: $pool, .. } => $body,
-            $crate::db::Db::Postgres($pool) => $body,
+            $crate::db::Db::Postgres { pool: $pool, .. } => $body,
         }
     };
 }
@@ -88,7 +94,7 @@ macro_rules! with_writer {
     ($db:expr, $pool:ident => $body:expr) => {
         match $db {
             $crate::db::Db::Sqlite { write: $pool, .. } => $body,
-            $crate::db::Db::Postgres($pool) => $body,
+            $crate::db::Db::Postgres { pool: $pool, .. } => $body,
         }
     };
 }
@@ -295,12 +301,21 @@ impl Db {
                 inline,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let connect = PgConnectOptions::from_str(url)?;
+            // A connection the server dropped fails its next statement, which answers 503 and closes it, instead
+            // of every request paying a round trip to find out first.
             let pool = PgPoolOptions::new()
                 .max_connections(options.max_connections)
+                .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
-                .connect(url)
+                .connect_with(connect.clone())
                 .await?;
-            Ok(Db::Postgres(pool))
+            let point = Arc::new(PgPointReader::new(
+                connect,
+                PG_POINT_CONNECTIONS,
+                options.acquire_timeout,
+            ));
+            Ok(Db::Postgres { pool, point })
         } else {
             Err(StoreError::Config(format!(
                 "unsupported database URL {url:?}: use sqlite://PATH or postgres://…"
@@ -312,7 +327,7 @@ impl Db {
     pub fn dialect(&self) -> Dialect {
         match self {
             Db::Sqlite { .. } => Dialect::Sqlite,
-            Db::Postgres(_) => Dialect::Postgres,
+            Db::Postgres { .. } => Dialect::Postgres,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The point reads every request makes on SQLite (its token check, its society's table versions), run on the
+//! The point read every request makes on SQLite (its token check and its society's data version), run on the
 //! request's own thread over read-only connections of their own.
 //!
 //! sqlx's SQLite driver runs each connection on a thread of its own and hands every query and every row across

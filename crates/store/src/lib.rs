@@ -28,6 +28,7 @@ pub mod list;
 mod migrate;
 pub mod mirror;
 pub mod pages;
+mod pg_point;
 pub mod render;
 pub mod resources;
 pub mod seed;
@@ -192,7 +193,7 @@ impl Store {
                 .sync()
                 .await
                 .map_err(|error| StoreError::Durability(error.to_string())),
-            Db::Postgres(_) => Ok(()),
+            Db::Postgres { .. } => Ok(()),
         }
     }
 
