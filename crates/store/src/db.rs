@@ -283,14 +283,18 @@ impl Db {
                 .foreign_keys(true);
             let wal = Arc::new(WalSync::new(connect.get_filename().to_path_buf()));
             let inline = Arc::new(InlineReader::new(connect.get_filename().to_path_buf()));
+            // A SQLite connection is a file handle, which no server can drop: checking it before handing it out
+            // would only cost a hand-off to its thread.
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
                 .connect_with(connect.clone())
                 .await?;
             // Each SQLite connection has a thread and a page cache of its own.
             let read = SqlitePoolOptions::new()
                 .max_connections(options.max_connections.min(MAX_SQLITE_READERS))
+                .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.read_only(true).pragma("cache_size", READER_CACHE))
                 .await?;
