@@ -43,6 +43,14 @@ pub struct WorkOrderCommand {
     pub labours: Vec<LabourLine>,
 }
 
+impl WorkOrderCommand {
+    /// The campaign (`cultivation.local_id`) of every line, supplies first, in order.
+    pub fn campaign_ids(&self) -> impl Iterator<Item = i64> + '_ {
+        let supplies = self.supplies.iter().map(|s| s.campaign_id);
+        supplies.chain(self.labours.iter().map(|l| l.campaign_id))
+    }
+}
+
 /// A supply (agrochemical application) line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SupplyLine {
@@ -263,6 +271,13 @@ mod tests {
 
     fn paths(violations: &[Violation]) -> Vec<&str> {
         violations.iter().map(|v| v.path.as_str()).collect()
+    }
+
+    #[test]
+    fn campaign_ids_are_every_lines_supplies_first() {
+        let mut command = order();
+        command.labours[0].campaign_id = 11;
+        assert_eq!(command.campaign_ids().collect::<Vec<_>>(), [10, 11]);
     }
 
     #[test]

@@ -188,12 +188,12 @@ impl InsertBatch for sqlx::PgConnection {
         insert: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
         rows: usize,
     ) -> Result<Vec<i64>, sqlx::Error> {
-        let mut ids: Vec<i64> = insert
+        let mut ids = insert
             .fetch_all(&mut *self)
             .await?
             .iter()
-            .map(|row| row.get(0))
-            .collect();
+            .map(|row| row.try_get(0))
+            .collect::<Result<Vec<i64>, _>>()?;
         debug_assert_eq!(ids.len(), rows);
         ids.sort_unstable();
         Ok(ids)

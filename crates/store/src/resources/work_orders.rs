@@ -148,12 +148,7 @@ struct ReferenceKinds {
 
 /// The lookups of every reference `command` makes, in the caller's society (and country, for products); lines sent
 /// with a `local_id` must be lines of order `own_id`.
-fn reference_lookups(
-    command: &WorkOrderCommand,
-    scope: &Scope,
-    own_id: i64,
-    campaign_ids: impl Iterator<Item = i64>,
-) -> (Lookups, ReferenceKinds) {
+fn reference_lookups(command: &WorkOrderCommand, scope: &Scope, own_id: i64) -> (Lookups, ReferenceKinds) {
     let society = [Arg::Int(scope.society_id())];
     let own_lines = [Arg::Int(scope.society_id()), Arg::Int(own_id)];
     let live = "deleted_at IS NULL AND society_id = ?";
@@ -166,7 +161,7 @@ fn reference_lookups(
             &[],
             [command.voucher_type_id].into_iter(),
         ),
-        campaigns: lookups.add("campaigns", live, &society, campaign_ids),
+        campaigns: lookups.add("campaigns", live, &society, command.campaign_ids()),
         formulateds: lookups.add(
             "formulateds",
             "deleted_at IS NULL AND country = ?",
@@ -481,11 +476,7 @@ impl Store {
             WriteMode::Create => 0,
             WriteMode::Replace { local_id, .. } => local_id,
         };
-        let campaign_ids = || {
-            let supplies = command.supplies.iter().map(|s| s.campaign_id);
-            supplies.chain(command.labours.iter().map(|l| l.campaign_id))
-        };
-        let (lookups, kinds) = reference_lookups(command, scope, own_id, campaign_ids());
+        let (lookups, kinds) = reference_lookups(command, scope, own_id);
         let lookup_statements = lookups.statements();
         let mut violations = check(command, society_id);
         let now = now_millis();
@@ -543,7 +534,7 @@ impl Store {
                 violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
             }
             let mut missing_campaigns = BTreeSet::new();
-            for line in campaign_ids() {
+            for line in command.campaign_ids() {
                 if !found.of(kinds.campaigns).contains(&line) && !missing_campaigns.iter().any(|(id, _, _)| *id == line) {
                     let species: Option<i64> = sqlx::query_scalar("SELECT id FROM species WHERE id = $1")
                         .bind(line).fetch_optional(&mut *tx).await?;
