@@ -24,7 +24,7 @@ pub struct DatabaseArgs {
     /// `sqlite://PATH` or `postgres://USER@HOST/DB`.
     #[arg(long = "database", env = "DATABASE_URL")]
     pub url: String,
-    /// Most database connections per process.
+    /// Most pooled database connections per process; on PostgreSQL the per-request token check has 4 more of its own.
     #[arg(long, env = "TRANQUERA_DB_MAX_CONNECTIONS", default_value_t = 16)]
     pub db_max_connections: u32,
     /// Seconds a request waits for a database connection before it fails with 503.
