@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, Utc};
 use domain::work_orders::{check, LabourLine, Rule, StateFlags, Violation, WorkOrderCommand};
 
 use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
@@ -284,56 +285,88 @@ fn reference_violations(
     violations
 }
 
-/// The flags of a line as stored.
-fn flags(state: StateFlags) -> [Arg; 3] {
-    [
-        Arg::Bool(state.pending),
-        Arg::Bool(state.executed),
-        Arg::Bool(state.confirmed),
-    ]
+/// What one line of either kind stores besides the columns every line has.
+struct LineRow {
+    local_id: Option<i64>,
+    campaign_id: i64,
+    /// Values of the kind's own columns, in their order.
+    own: Vec<Arg>,
+    date: DateTime<Utc>,
+    state: StateFlags,
+}
+
+/// The statements that insert `rows`, in order, into `table` for order `order_id`: the columns every line has
+/// (society, order, position, campaign, date, flags, timestamps) around the kind's `own_columns`.
+fn line_row_inserts(
+    table: &str,
+    own_columns: &str,
+    rows: impl Iterator<Item = LineRow>,
+    society_id: i64,
+    order_id: i64,
+    now: i64,
+    returning: &str,
+) -> Vec<Sql> {
+    let rows = rows.enumerate().map(|(index, row)| {
+        let mut values = vec![
+            Arg::Int(society_id),
+            Arg::Int(order_id),
+            position(index),
+            Arg::Int(row.campaign_id),
+        ];
+        values.extend(row.own);
+        values.extend([
+            Arg::Int(row.date.timestamp_millis()),
+            Arg::Bool(row.state.pending),
+            Arg::Bool(row.state.executed),
+            Arg::Bool(row.state.confirmed),
+            Arg::Int(now),
+            Arg::Int(now),
+        ]);
+        (row.local_id, values)
+    });
+    let columns = format!(
+        "society_id, work_order_id, position, campaign_id, {own_columns}, date, pending, executed, confirmed, \
+         created_at, updated_at"
+    );
+    line_inserts(table, &columns, rows.collect(), returning)
 }
 
 /// The statements that insert the supplies of `command` into order `order_id`.
 fn supply_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
-    let rows = command.supplies.iter().enumerate().map(|(index, supply)| {
-        let mut values = vec![
-            Arg::Int(society_id),
-            Arg::Int(order_id),
-            position(index),
-            Arg::Int(supply.campaign_id),
+    let rows = command.supplies.iter().map(|supply| LineRow {
+        local_id: supply.local_id,
+        campaign_id: supply.campaign_id,
+        own: vec![
             Arg::Int(supply.formulated_id),
             Arg::Float(supply.area_applied),
             Arg::Float(supply.total_applied),
-            Arg::Int(supply.date.timestamp_millis()),
-        ];
-        values.extend(flags(supply.state));
-        values.extend([Arg::Int(now), Arg::Int(now)]);
-        (supply.local_id, values)
+        ],
+        date: supply.date,
+        state: supply.state,
     });
-    let columns = "society_id, work_order_id, position, campaign_id, formulated_id, area_applied, total_applied, \
-                   date, pending, executed, confirmed, created_at, updated_at";
-    line_inserts("work_order_supplies", columns, rows.collect(), "")
+    let own_columns = "formulated_id, area_applied, total_applied";
+    line_row_inserts("work_order_supplies", own_columns, rows, society_id, order_id, now, "")
 }
 
 /// The statements that insert the labours of `command` into order `order_id`; each answers `(id, position)`.
 fn labour_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
-    let rows = command.labours.iter().enumerate().map(|(index, labour)| {
-        let mut values = vec![
-            Arg::Int(society_id),
-            Arg::Int(order_id),
-            position(index),
-            Arg::Int(labour.campaign_id),
-            Arg::OptionalInt(labour.labour_type_id),
-            Arg::Float(labour.area_applied),
-            Arg::Int(labour.date.timestamp_millis()),
-        ];
-        values.extend(flags(labour.state));
-        values.extend([Arg::Int(now), Arg::Int(now)]);
-        (labour.local_id, values)
+    let rows = command.labours.iter().map(|labour| LineRow {
+        local_id: labour.local_id,
+        campaign_id: labour.campaign_id,
+        own: vec![Arg::OptionalInt(labour.labour_type_id), Arg::Float(labour.area_applied)],
+        date: labour.date,
+        state: labour.state,
     });
-    let columns = "society_id, work_order_id, position, campaign_id, labour_type_id, area_applied, date, pending, \
-                   executed, confirmed, created_at, updated_at";
-    line_inserts("work_order_labours", columns, rows.collect(), " RETURNING id, position")
+    let returning = " RETURNING id, position";
+    line_row_inserts(
+        "work_order_labours",
+        "labour_type_id, area_applied",
+        rows,
+        society_id,
+        order_id,
+        now,
+        returning,
+    )
 }
 
 /// The statements that link each labour (whose ids `labour_ids` holds by position) to its contractors, machines and
