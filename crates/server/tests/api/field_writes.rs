@@ -268,6 +268,35 @@ on_both_backends! {
         assert_eq!(empty.json::<Value>().await.expect("JSON"), json!([]));
     }
 
+    async fn the_database_itself_keeps_readings_to_their_societys_devices(app) {
+        // The API refuses such readings before it writes; the database must refuse them too, so no other way in
+        // (another program, a future endpoint) can attach a reading to another society's device.
+        let token = app.token(integrator("AR")).await;
+        let society = app.login_as(integrator("AR")).await["society"]["id"].as_i64().expect("a society id");
+        let foreign_device = first_id(&app, DEVICES, &app.token(integrator("BR")).await).await;
+        let event_type = first_id(&app, "/api/v3/third_party/device_event_types", &token).await;
+        let establishment = first_id(&app, "/api/v3/third_party/establishments", &token).await;
+        let new_device = |serial: &str| json!({ "name": "Estación", "kind": "weather_station", "serial_number": serial, "establishment_id": establishment });
+        let device: Value = app.post(DEVICES, &token, &new_device("WS-DB-1")).await.json().await.expect("JSON");
+        let device = device["id"].as_i64().expect("an id");
+        let insert = |device: i64, event_type: i64| {
+            format!(
+                "INSERT INTO device_events (society_id, device_id, device_event_type_id, recorded_at, value, created_at, \
+                 updated_at) VALUES ($1, {device}, {event_type}, 0, 1.5, 0, 0), ($1, {device}, {event_type}, 1, 2.5, 0, 0)"
+            )
+        };
+        let before = total(&app, EVENTS, &token).await;
+        assert!(app.execute(&insert(foreign_device, event_type), society).await.is_err(), "another society's device");
+        assert!(app.execute(&insert(device, 999_999), society).await.is_err(), "an event type that does not exist");
+        assert_eq!(total(&app, EVENTS, &token).await, before, "nothing of a refused statement is stored");
+        assert_eq!(app.execute(&insert(device, event_type), society).await.expect("the society's own device"), 2);
+        // A device with readings cannot be removed from under them; one without can.
+        let remove = |device: i64| format!("DELETE FROM devices WHERE society_id = $1 AND id = {device}");
+        assert!(app.execute(&remove(device), society).await.is_err(), "a device with readings");
+        let unread: Value = app.post(DEVICES, &token, &new_device("WS-DB-2")).await.json().await.expect("JSON");
+        assert_eq!(app.execute(&remove(unread["id"].as_i64().expect("an id")), society).await.expect("a device without readings"), 1);
+    }
+
     async fn one_bad_item_in_a_batch_stores_none(app) {
         let token = app.token(integrator("AR")).await;
         let device = first_id(&app, DEVICES, &token).await;

@@ -234,6 +234,23 @@ impl TestApp {
         }
     }
 
+    /// Runs the write `sql` (binding `society_id` as `$1`) straight on the test database, bypassing the API: the rows
+    /// it changed, or the database's refusal.
+    pub async fn execute(&self, sql: &str, society_id: i64) -> Result<u64, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => {
+                let mut connection = sqlx::SqliteConnection::connect(&self.url).await.expect("connect");
+                let done = sqlx::query(sql).bind(society_id).execute(&mut connection).await?;
+                Ok(done.rows_affected())
+            }
+            Backend::Postgres => {
+                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let done = sqlx::query(sql).bind(society_id).execute(&mut connection).await?;
+                Ok(done.rows_affected())
+            }
+        }
+    }
+
     /// A request with the system-id header, as every API call needs.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
         self.client
