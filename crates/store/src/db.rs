@@ -110,6 +110,7 @@ macro_rules! bind_args {
                 $crate::db::Arg::Float(v) => query.bind(*v),
                 $crate::db::Arg::Bool(v) => query.bind(*v),
                 $crate::db::Arg::Text(v) => query.bind(v.clone()),
+                $crate::db::Arg::OptionalText(v) => query.bind(v.clone()),
             };
         }
         query
@@ -211,6 +212,7 @@ pub(crate) enum Arg {
     Float(f64),
     Bool(bool),
     Text(String),
+    OptionalText(Option<String>),
 }
 
 /// A query under construction: text with `$n` placeholders, and the values they stand for.
@@ -265,6 +267,77 @@ impl Sql {
         self.text.push('$');
         self.text.push_str(&self.args.len().to_string());
         self
+    }
+}
+
+/// Arguments of one [`Batch`] statement past which the next statement starts another: far within PostgreSQL's
+/// 65,535 parameters a statement.
+const BATCH_ARGS: usize = 20_000;
+
+/// Write statements that need nothing from one another's results, sent together: one round trip (and on SQLite one
+/// hand-off to sqlx's worker thread) instead of one a statement. SQLite runs them as `;`-separated statements of one
+/// call, binding placeholders numbered across them; PostgreSQL runs them as one statement whose data-modifying `WITH`
+/// clauses run together, with foreign keys checked at its end. Since PostgreSQL gives those clauses no order, no
+/// two statements of a batch may touch the same row.
+#[derive(Debug)]
+pub(crate) struct Batch {
+    dialect: Dialect,
+    /// Statements sent together, with where each statement starts in the text.
+    groups: Vec<(Sql, Vec<usize>)>,
+}
+
+impl Batch {
+    /// An empty batch for `dialect`.
+    pub fn new(dialect: Dialect) -> Self {
+        Self {
+            dialect,
+            groups: Vec::new(),
+        }
+    }
+
+    /// Begins the next statement, to be written into the answer.
+    pub fn statement(&mut self) -> &mut Sql {
+        let full = self.groups.last().is_none_or(|(sql, _)| sql.args.len() >= BATCH_ARGS);
+        if full {
+            self.groups.push((Sql::default(), Vec::new()));
+        }
+        let (sql, starts) = self
+            .groups
+            .last_mut()
+            .expect("a group was just made when there was none");
+        if self.dialect == Dialect::Sqlite && !starts.is_empty() {
+            sql.push(";\n");
+        }
+        starts.push(sql.text.len());
+        sql
+    }
+
+    /// The queries that run the batch, in order: one unless it is very large.
+    pub fn into_queries(self) -> Vec<Sql> {
+        let dialect = self.dialect;
+        self.groups
+            .into_iter()
+            .map(|(sql, starts)| match dialect {
+                Dialect::Sqlite => sql,
+                Dialect::Postgres => {
+                    let mut text = String::with_capacity(sql.text.len() + 16 * starts.len());
+                    let ends = starts.iter().skip(1).copied().chain([sql.text.len()]);
+                    for (index, (start, end)) in starts.iter().zip(ends).enumerate() {
+                        let statement = &sql.text[*start..end];
+                        if index + 1 == starts.len() {
+                            text.push_str(statement);
+                        } else {
+                            text.push_str(if index == 0 { "WITH " } else { ", " });
+                            text.push_str(&format!("batch_{index} AS ({statement})"));
+                            if index + 2 == starts.len() {
+                                text.push(' ');
+                            }
+                        }
+                    }
+                    Sql { text, args: sql.args }
+                }
+            })
+            .collect()
     }
 }
 
@@ -343,4 +416,65 @@ pub enum Dialect {
     Sqlite,
     /// PostgreSQL 13 or later.
     Postgres,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_inserts(dialect: Dialect) -> Vec<Sql> {
+        let mut batch = Batch::new(dialect);
+        batch.statement().push("INSERT INTO a (x) VALUES ").row([Arg::Int(1)]);
+        batch
+            .statement()
+            .push("INSERT INTO b (x, y) VALUES ")
+            .row([Arg::Int(2), Arg::Int(3)]);
+        batch.into_queries()
+    }
+
+    #[test]
+    fn a_batch_is_one_query_numbered_across_its_statements() {
+        let sqlite = two_inserts(Dialect::Sqlite);
+        assert_eq!(sqlite.len(), 1);
+        assert_eq!(
+            sqlite[0].text,
+            "INSERT INTO a (x) VALUES ($1);\nINSERT INTO b (x, y) VALUES ($2, $3)"
+        );
+        let postgres = two_inserts(Dialect::Postgres);
+        assert_eq!(postgres.len(), 1);
+        assert_eq!(
+            postgres[0].text,
+            "WITH batch_0 AS (INSERT INTO a (x) VALUES ($1)) INSERT INTO b (x, y) VALUES ($2, $3)"
+        );
+        assert_eq!(postgres[0].args, [Arg::Int(1), Arg::Int(2), Arg::Int(3)]);
+    }
+
+    #[test]
+    fn a_batch_of_one_statement_is_that_statement_and_an_empty_one_is_nothing() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let mut batch = Batch::new(dialect);
+            batch.statement().push("DELETE FROM a WHERE x = ").arg(Arg::Int(1));
+            let queries = batch.into_queries();
+            assert_eq!(queries.len(), 1);
+            assert_eq!(queries[0].text, "DELETE FROM a WHERE x = $1");
+            assert!(Batch::new(dialect).into_queries().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_batch_past_its_arguments_starts_another_query_numbered_afresh() {
+        let mut batch = Batch::new(Dialect::Postgres);
+        for _ in 0..3 {
+            batch
+                .statement()
+                .push("INSERT INTO a (x) VALUES ")
+                .row(std::iter::repeat_n(Arg::Int(0), BATCH_ARGS / 2));
+        }
+        let queries = batch.into_queries();
+        assert_eq!(queries.len(), 2);
+        assert_eq!(queries[0].args.len(), BATCH_ARGS);
+        assert!(queries[0].text.starts_with("WITH batch_0 AS (INSERT"));
+        assert!(queries[1].text.starts_with("INSERT INTO a (x) VALUES ($1, "));
+        assert_eq!(queries[1].args.len(), BATCH_ARGS / 2);
+    }
 }

@@ -243,6 +243,46 @@ on_both_backends! {
         assert!(synced.contains(&after), "the change shows in incremental sync");
     }
 
+    async fn an_order_of_hundreds_of_lines_is_stored_whole_and_replaced_whole(app) {
+        // More lines of each kind than one insert statement carries, so each kind takes several statements of
+        // one batch; the replacement keeps some labours, drops others and adds new ones.
+        let (token, refs) = references(&app, "AR").await;
+        let mut body = order(&refs);
+        let supply = body["supplies"][0].clone();
+        let labour = body["labours"][0].clone();
+        body["supplies"] = json!((0..150).map(|i| { let mut line = supply.clone(); line["area_applied"] = json!(i + 1); line }).collect::<Vec<_>>());
+        body["labours"] = json!((0..130).map(|i| { let mut line = labour.clone(); line["area_applied"] = json!(i + 1); line }).collect::<Vec<_>>());
+        let response = app.post(WRITE, &token, &body).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{:?}", response.text().await);
+        let created: Value = response.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, created);
+        let labours = created["labours"].as_array().expect("labours");
+        assert_eq!(labours.len(), 130);
+        assert!(labours.iter().enumerate().all(|(i, l)| l["area_applied"].as_f64() == Some(i as f64 + 1.0) && l["machines"] == json!([{ "local_id": refs.machine }])));
+        assert_eq!(created["supplies"].as_array().map(Vec::len), Some(150));
+        let mut changed = created.clone();
+        let mut kept: Vec<Value> = labours.iter().step_by(2).cloned().collect();
+        let mut added = labour.clone();
+        added["area_applied"] = json!(1000);
+        kept.extend(std::iter::repeat_n(added, 120));
+        changed["labours"] = json!(kept);
+        let response = patch(&app, &token, &id, &changed).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let after: Value = response.json().await.expect("JSON");
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, after);
+        let after_labours = after["labours"].as_array().expect("labours");
+        assert_eq!(after_labours.len(), 185);
+        for (index, line) in after_labours.iter().enumerate().take(65) {
+            assert_eq!(line["local_id"], labours[2 * index]["local_id"], "a kept labour keeps its id");
+        }
+        let mut ids: Vec<i64> = after_labours.iter().filter_map(|l| l["local_id"].as_i64()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 185, "every labour has an id of its own");
+        assert!(after_labours[65..].iter().all(|l| l["applicators"] == json!([{ "local_id": refs.applicator }])));
+    }
+
     async fn a_read_only_order_cannot_be_patched_or_deleted(app) {
         let (token, _) = references(&app, "AR").await;
         let all = app.all_items(&format!("{READ}?confirmed=1&size=500"), &token).await;

@@ -10,31 +10,40 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use domain::work_orders::{check, LabourLine, Rule, StateFlags, Violation, WorkOrderCommand};
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
 const LINES_PER_INSERT: usize = 100;
 
-/// The reference checks of one write, asked together: for each kind, which of the ids sent exist. While their ids fit
-/// [`IDS_PER_QUERY`] one `UNION ALL` statement answers every kind, so a typical order costs one round trip for them
-/// instead of one a kind.
+/// What one write must know from the database before it writes, asked together: for each kind of reference, which
+/// of the ids sent exist; whether another order has the external id; ids for the new rows. While their ids fit
+/// [`IDS_PER_QUERY`] one `UNION ALL` statement answers every lookup, so a typical order costs one round trip for them.
 #[derive(Default)]
 struct Lookups {
     kinds: Vec<Lookup>,
 }
 
 struct Lookup {
-    table: &'static str,
-    /// The filter, with a `?` for each of `fixed`.
-    condition: &'static str,
+    /// What the lookup answers and where from: `{value} FROM {table} WHERE {condition}`, with a `?` for each of
+    /// `fixed`.
+    select: String,
     fixed: Vec<Arg>,
-    ids: Vec<i64>,
+    /// The ids asked about (`AND id IN (…)`), or none for a lookup whose condition says it all.
+    ids: Option<Vec<i64>>,
 }
 
 /// Which of the lookups of a [`Lookups`] is meant.
 #[derive(Clone, Copy)]
 struct Kind(usize);
+
+/// Ids for the new rows of a table, asked for with the lookups (see [`Lookups::reserve`]).
+struct Reservation {
+    kind: Option<Kind>,
+    count: usize,
+    /// The lookup answers the first id, and the rest follow it.
+    consecutive: bool,
+}
 
 impl Lookups {
     /// Asks which of `ids` `table` has under `condition`.
@@ -46,40 +55,73 @@ impl Lookups {
         ids: impl Iterator<Item = i64>,
     ) -> Kind {
         self.kinds.push(Lookup {
-            table,
-            condition,
+            select: format!("id FROM {table} WHERE {condition}"),
             fixed: fixed.to_vec(),
-            ids: ids.collect::<BTreeSet<_>>().into_iter().collect(),
+            ids: Some(ids.collect::<BTreeSet<_>>().into_iter().collect()),
         });
         Kind(self.kinds.len() - 1)
     }
 
-    /// The statements that answer every lookup, each row `(kind, id)`; none when no ids were sent.
+    /// Asks for whatever `select` (`{value} FROM …`) answers.
+    fn add_query(&mut self, select: String, fixed: &[Arg]) -> Kind {
+        self.kinds.push(Lookup {
+            select,
+            fixed: fixed.to_vec(),
+            ids: None,
+        });
+        Kind(self.kinds.len() - 1)
+    }
+
+    /// Asks for ids for `count` new rows of `table`, so that rows referring to them can be written along with them.
+    /// PostgreSQL draws them from the table's identity sequence. SQLite's writer holds the database's lock from
+    /// `BEGIN IMMEDIATE` on, so the ids after the largest are free, and they are what SQLite would have picked.
+    fn reserve(&mut self, dialect: Dialect, table: &'static str, count: usize) -> Reservation {
+        let (select, consecutive) = match dialect {
+            Dialect::Sqlite => (format!("COALESCE(MAX(id), 0) + 1 FROM {table}"), true),
+            Dialect::Postgres => (
+                format!("nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, {count})"),
+                false,
+            ),
+        };
+        Reservation {
+            kind: (count > 0).then(|| self.add_query(select, &[])),
+            count,
+            consecutive,
+        }
+    }
+
+    /// The statements that answer every lookup, each row `(kind, value)`; none when nothing is asked.
     fn statements(&self) -> Vec<Sql> {
         let mut statements = Vec::new();
         let mut current = Sql::default();
+        let mut arms = 0;
         let mut ids_in_current = 0;
         for (kind, lookup) in self.kinds.iter().enumerate() {
-            for chunk in lookup.ids.chunks(IDS_PER_QUERY) {
-                if ids_in_current > 0 && ids_in_current + chunk.len() > IDS_PER_QUERY {
+            let chunks: Vec<Option<&[i64]>> = match &lookup.ids {
+                Some(ids) => ids.chunks(IDS_PER_QUERY).map(Some).collect(),
+                None => vec![None],
+            };
+            for chunk in chunks {
+                let size = chunk.map_or(0, <[i64]>::len);
+                if arms > 0 && ids_in_current + size > IDS_PER_QUERY {
                     statements.push(std::mem::take(&mut current));
+                    arms = 0;
                     ids_in_current = 0;
                 }
-                if ids_in_current > 0 {
+                if arms > 0 {
                     current.push(" UNION ALL ");
                 }
                 current
-                    .push(&format!(
-                        "SELECT CAST({kind} AS BIGINT) AS kind, id FROM {} WHERE ",
-                        lookup.table
-                    ))
-                    .push_with(lookup.condition, &lookup.fixed)
-                    .push(" AND id IN ")
-                    .id_list(chunk);
-                ids_in_current += chunk.len();
+                    .push(&format!("SELECT CAST({kind} AS BIGINT) AS kind, "))
+                    .push_with(&lookup.select, &lookup.fixed);
+                if let Some(chunk) = chunk {
+                    current.push(" AND id IN ").id_list(chunk);
+                }
+                arms += 1;
+                ids_in_current += size;
             }
         }
-        if ids_in_current > 0 {
+        if arms > 0 {
             statements.push(current);
         }
         statements
@@ -104,17 +146,36 @@ impl Found {
     fn of(&self, kind: Kind) -> &BTreeSet<i64> {
         &self.0[kind.0]
     }
+
+    /// The ids reserved for new rows, in increasing order.
+    fn reserved(&self, reservation: &Reservation) -> Result<Vec<i64>, StoreError> {
+        let answered = reservation.kind.map(|kind| self.of(kind));
+        let ids: Vec<i64> = match (answered, reservation.consecutive) {
+            (None, _) => Vec::new(),
+            (Some(first), true) => first
+                .first()
+                .map(|first| (*first..).take(reservation.count).collect())
+                .unwrap_or_default(),
+            (Some(ids), false) => ids.iter().copied().collect(),
+        };
+        if ids.len() == reservation.count {
+            Ok(ids)
+        } else {
+            Err(StoreError::Database(
+                format!("{} ids reserved for {} new rows", ids.len(), reservation.count).into(),
+            ))
+        }
+    }
 }
 
-/// Multi-row `INSERT`s of `rows` (each an optional own id and the values of `columns`) into `table`, followed by
-/// `returning`. A row with its own id names the `id` column and one without lets the database pick, so the two go in
+/// Multi-row `INSERT`s of `rows` (each an optional own id and the values of `columns`) into `table`, added to
+/// `batch`. A row with its own id names the `id` column and one without lets the database pick, so the two go in
 /// separate statements.
-fn line_inserts(table: &str, columns: &str, rows: Vec<(Option<i64>, Vec<Arg>)>, returning: &str) -> Vec<Sql> {
+fn line_inserts(batch: &mut Batch, table: &str, columns: &str, rows: Vec<(Option<i64>, Vec<Arg>)>) {
     let (kept, new): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(id, _)| id.is_some());
-    let mut statements = Vec::new();
     for (id_column, rows) in [("id, ", kept), ("", new)] {
         for chunk in rows.chunks(LINES_PER_INSERT) {
-            let mut sql = Sql::default();
+            let sql = batch.statement();
             sql.push(&format!("INSERT INTO {table} ({id_column}{columns}) VALUES "));
             for (index, (id, values)) in chunk.iter().enumerate() {
                 if index > 0 {
@@ -122,11 +183,8 @@ fn line_inserts(table: &str, columns: &str, rows: Vec<(Option<i64>, Vec<Arg>)>, 
                 }
                 sql.row(id.map(Arg::Int).into_iter().chain(values.iter().cloned()));
             }
-            sql.push(returning);
-            statements.push(sql);
         }
     }
-    statements
 }
 
 /// A line's position in its order, as stored.
@@ -295,17 +353,17 @@ struct LineRow {
     state: StateFlags,
 }
 
-/// The statements that insert `rows`, in order, into `table` for order `order_id`: the columns every line has
-/// (society, order, position, campaign, date, flags, timestamps) around the kind's `own_columns`.
+/// Adds to `batch` the statements that insert `rows`, in order, into `table` for order `order_id`: the columns every
+/// line has (society, order, position, campaign, date, flags, timestamps) around the kind's `own_columns`.
 fn line_row_inserts(
+    batch: &mut Batch,
     table: &str,
     own_columns: &str,
     rows: impl Iterator<Item = LineRow>,
     society_id: i64,
     order_id: i64,
     now: i64,
-    returning: &str,
-) -> Vec<Sql> {
+) {
     let rows = rows.enumerate().map(|(index, row)| {
         let mut values = vec![
             Arg::Int(society_id),
@@ -328,11 +386,11 @@ fn line_row_inserts(
         "society_id, work_order_id, position, campaign_id, {own_columns}, date, pending, executed, confirmed, \
          created_at, updated_at"
     );
-    line_inserts(table, &columns, rows.collect(), returning)
+    line_inserts(batch, table, &columns, rows.collect());
 }
 
-/// The statements that insert the supplies of `command` into order `order_id`.
-fn supply_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
+/// Adds to `batch` the statements that insert the supplies of `command` into order `order_id`.
+fn supply_inserts(batch: &mut Batch, command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) {
     let rows = command.supplies.iter().map(|supply| LineRow {
         local_id: supply.local_id,
         campaign_id: supply.campaign_id,
@@ -345,34 +403,49 @@ fn supply_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, no
         state: supply.state,
     });
     let own_columns = "formulated_id, area_applied, total_applied";
-    line_row_inserts("work_order_supplies", own_columns, rows, society_id, order_id, now, "")
+    line_row_inserts(
+        batch,
+        "work_order_supplies",
+        own_columns,
+        rows,
+        society_id,
+        order_id,
+        now,
+    );
 }
 
-/// The statements that insert the labours of `command` into order `order_id`; each answers `(id, position)`.
-fn labour_inserts(command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) -> Vec<Sql> {
-    let rows = command.labours.iter().map(|labour| LineRow {
-        local_id: labour.local_id,
+/// Adds to `batch` the statements that insert the labours of `command` into order `order_id`, with the ids
+/// `labour_ids` holds by position.
+fn labour_inserts(
+    batch: &mut Batch,
+    command: &WorkOrderCommand,
+    labour_ids: &[i64],
+    society_id: i64,
+    order_id: i64,
+    now: i64,
+) {
+    let rows = command.labours.iter().zip(labour_ids).map(|(labour, id)| LineRow {
+        local_id: Some(*id),
         campaign_id: labour.campaign_id,
         own: vec![Arg::OptionalInt(labour.labour_type_id), Arg::Float(labour.area_applied)],
         date: labour.date,
         state: labour.state,
     });
-    let returning = " RETURNING id, position";
+    let own_columns = "labour_type_id, area_applied";
     line_row_inserts(
+        batch,
         "work_order_labours",
-        "labour_type_id, area_applied",
+        own_columns,
         rows,
         society_id,
         order_id,
         now,
-        returning,
-    )
+    );
 }
 
-/// The statements that link each labour (whose ids `labour_ids` holds by position) to its contractors, machines and
-/// applicators.
-fn labour_link_inserts(command: &WorkOrderCommand, society_id: i64, labour_ids: &[Option<i64>]) -> Vec<Sql> {
-    let mut statements = Vec::new();
+/// Adds to `batch` the statements that link each labour (whose ids `labour_ids` holds by position) to its
+/// contractors, machines and applicators.
+fn labour_link_inserts(batch: &mut Batch, command: &WorkOrderCommand, society_id: i64, labour_ids: &[i64]) {
     for (table, column, ids_of) in [
         (
             "work_order_labour_contractors",
@@ -382,24 +455,18 @@ fn labour_link_inserts(command: &WorkOrderCommand, society_id: i64, labour_ids: 
         ("work_order_labour_machines", "machine_id", |l| &l.machine_ids),
         ("work_order_labour_applicators", "applicator_id", |l| &l.applicator_ids),
     ] {
-        let rows = command
-            .labours
-            .iter()
-            .zip(labour_ids)
-            .filter_map(|(labour, id)| Some((labour, (*id)?)))
-            .flat_map(|(labour, labour_id)| {
-                ids_of(labour)
-                    .iter()
-                    .map(move |id| (None, vec![Arg::Int(society_id), Arg::Int(labour_id), Arg::Int(*id)]))
-            });
-        statements.extend(line_inserts(
+        let rows = command.labours.iter().zip(labour_ids).flat_map(|(labour, labour_id)| {
+            ids_of(labour)
+                .iter()
+                .map(move |id| (None, vec![Arg::Int(society_id), Arg::Int(*labour_id), Arg::Int(*id)]))
+        });
+        line_inserts(
+            batch,
             table,
             &format!("society_id, labour_id, {column}"),
             rows.collect(),
-            "",
-        ));
+        );
     }
-    statements
 }
 
 /// Why a work-order write was refused.
@@ -509,19 +576,34 @@ impl Store {
             WriteMode::Create => 0,
             WriteMode::Replace { local_id, .. } => local_id,
         };
-        let (lookups, kinds) = reference_lookups(command, scope, own_id);
-        let lookup_statements = lookups.statements();
-        let mut violations = check(command, society_id);
-        let now = now_millis();
-        let lock = match self.db.dialect() {
-            Dialect::Postgres => " FOR UPDATE",
-            Dialect::Sqlite => "",
-        };
+        let dialect = self.db.dialect();
         let external_id = command
             .external_id
             .as_deref()
             .map(str::trim)
             .filter(|id| !id.is_empty());
+        let (mut lookups, kinds) = reference_lookups(command, scope, own_id);
+        let duplicate = external_id.map(|external_id| {
+            lookups.add_query(
+                "id FROM work_orders WHERE society_id = ? AND external_id = ? AND deleted_at IS NULL AND id <> ?"
+                    .to_owned(),
+                &[
+                    Arg::Int(society_id),
+                    Arg::Text(external_id.to_owned()),
+                    Arg::Int(own_id),
+                ],
+            )
+        });
+        let new_order = lookups.reserve(dialect, "work_orders", usize::from(mode == WriteMode::Create));
+        let new_labours = command.labours.iter().filter(|l| l.local_id.is_none()).count();
+        let new_labours = lookups.reserve(dialect, "work_order_labours", new_labours);
+        let lookup_statements = lookups.statements();
+        let mut violations = check(command, society_id);
+        let now = now_millis();
+        let lock = match dialect {
+            Dialect::Postgres => " FOR UPDATE",
+            Dialect::Sqlite => "",
+        };
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             if let WriteMode::Replace { local_id, expected_version } = mode {
@@ -541,19 +623,6 @@ impl Store {
                     Some(_) => {}
                 }
             }
-            if let Some(external_id) = external_id {
-                let other: Option<i64> = sqlx::query_scalar(
-                    "SELECT id FROM work_orders WHERE society_id = $1 AND external_id = $2 AND deleted_at IS NULL AND id <> $3",
-                )
-                .bind(society_id)
-                .bind(external_id)
-                .bind(own_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if let Some(other) = other {
-                    return Ok(Err(WorkOrderRefusal::DuplicateExternalId(other)));
-                }
-            }
             let rows: Vec<(i64, i64)> = {
                 let mut rows = Vec::new();
                 for sql in &lookup_statements {
@@ -562,6 +631,9 @@ impl Store {
                 rows
             };
             let found = lookups.found(rows);
+            if let Some(other) = duplicate.and_then(|kind| found.of(kind).first().copied()) {
+                return Ok(Err(WorkOrderRefusal::DuplicateExternalId(other)));
+            }
             if !found.of(kinds.vouchers).contains(&command.voucher_type_id) {
                 let path = "header.extra_fields.voucher_type.local_id";
                 violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
@@ -582,19 +654,38 @@ impl Store {
             if !violations.is_empty() {
                 return Ok(Err(WorkOrderRefusal::Invalid(violations)));
             }
+            let mut reserved_labours = found.reserved(&new_labours)?.into_iter();
+            let labour_ids: Vec<i64> = command
+                .labours
+                .iter()
+                .filter_map(|labour| labour.local_id.or_else(|| reserved_labours.next()))
+                .collect();
             let StateFlags { pending, executed, confirmed } = command.state;
+            let mut batch = Batch::new(dialect);
             let (local_id, version): (i64, i64) = match mode {
                 WriteMode::Create => {
-                    let local_id = sqlx::query_scalar(
-                        "INSERT INTO work_orders (society_id, external_id, system_id, name, date, voucher_date, \
-                         voucher_type_id, pending, executed, confirmed, created_at, updated_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id",
-                    )
-                    .bind(society_id).bind(external_id).bind(&command.system_id).bind(command.name.trim())
-                    .bind(command.date.timestamp_millis()).bind(command.voucher_date.timestamp_millis())
-                    .bind(command.voucher_type_id).bind(pending).bind(executed).bind(confirmed).bind(now)
-                    .fetch_one(&mut *tx)
-                    .await?;
+                    let local_id = found.reserved(&new_order)?.first().copied().unwrap_or_default();
+                    batch
+                        .statement()
+                        .push(
+                            "INSERT INTO work_orders (id, society_id, external_id, system_id, name, date, voucher_date, \
+                             voucher_type_id, pending, executed, confirmed, created_at, updated_at) VALUES ",
+                        )
+                        .row([
+                            Arg::Int(local_id),
+                            Arg::Int(society_id),
+                            Arg::OptionalText(external_id.map(str::to_owned)),
+                            Arg::Text(command.system_id.clone()),
+                            Arg::Text(command.name.trim().to_owned()),
+                            Arg::Int(command.date.timestamp_millis()),
+                            Arg::Int(command.voucher_date.timestamp_millis()),
+                            Arg::Int(command.voucher_type_id),
+                            Arg::Bool(pending),
+                            Arg::Bool(executed),
+                            Arg::Bool(confirmed),
+                            Arg::Int(now),
+                            Arg::Int(now),
+                        ]);
                     (local_id, now)
                 }
                 WriteMode::Replace { local_id, .. } => {
@@ -611,34 +702,34 @@ impl Store {
                     .bind(pending).bind(executed).bind(confirmed).bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
+                    // Lines kept go back in with their ids, so they must be gone first: a batch's statements have no
+                    // order on PostgreSQL.
+                    let mut removal = Batch::new(dialect);
                     for table in ["work_order_labour_contractors", "work_order_labour_machines", "work_order_labour_applicators"] {
-                        sqlx::query(&format!(
-                            "DELETE FROM {table} WHERE society_id = $1 AND labour_id IN \
-                             (SELECT id FROM work_order_labours WHERE society_id = $1 AND work_order_id = $2)"
-                        ))
-                        .bind(society_id).bind(local_id).execute(&mut *tx).await?;
+                        removal
+                            .statement()
+                            .push_with(&format!("DELETE FROM {table} WHERE society_id = ? AND labour_id IN "), &[Arg::Int(society_id)])
+                            .push_with(
+                                "(SELECT id FROM work_order_labours WHERE society_id = ? AND work_order_id = ?)",
+                                &[Arg::Int(society_id), Arg::Int(local_id)],
+                            );
                     }
                     for table in ["work_order_supplies", "work_order_labours"] {
-                        sqlx::query(&format!("DELETE FROM {table} WHERE society_id = $1 AND work_order_id = $2"))
-                            .bind(society_id).bind(local_id).execute(&mut *tx).await?;
+                        removal.statement().push_with(
+                            &format!("DELETE FROM {table} WHERE society_id = ? AND work_order_id = ?"),
+                            &[Arg::Int(society_id), Arg::Int(local_id)],
+                        );
+                    }
+                    for sql in removal.into_queries() {
+                        bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
                     }
                     (local_id, version)
                 }
             };
-            for sql in supply_inserts(command, society_id, local_id, now) {
-                bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
-            }
-            // Each new labour's id is known by its position, which is unique within the order.
-            let mut labour_ids: Vec<Option<i64>> = command.labours.iter().map(|l| l.local_id).collect();
-            for sql in labour_inserts(command, society_id, local_id, now) {
-                let inserted: Vec<(i64, i64)> = bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args).fetch_all(&mut *tx).await?;
-                for (id, position) in inserted {
-                    if let Some(slot) = usize::try_from(position).ok().and_then(|p| labour_ids.get_mut(p)) {
-                        *slot = Some(id);
-                    }
-                }
-            }
-            for sql in labour_link_inserts(command, society_id, &labour_ids) {
+            supply_inserts(&mut batch, command, society_id, local_id, now);
+            labour_inserts(&mut batch, command, &labour_ids, society_id, local_id, now);
+            labour_link_inserts(&mut batch, command, society_id, &labour_ids);
+            for sql in batch.into_queries() {
                 bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
             }
             tx.commit().await?;
@@ -691,15 +782,57 @@ mod tests {
             (Some(40), vec![Arg::Int(2)]),
             (None, vec![Arg::Int(3)]),
         ];
-        let statements = line_inserts("lines", "position", rows, " RETURNING id");
-        let texts: Vec<&str> = statements.iter().map(|sql| sql.text.as_str()).collect();
+        let mut batch = Batch::new(Dialect::Sqlite);
+        line_inserts(&mut batch, "lines", "position", rows);
+        let queries = batch.into_queries();
+        assert_eq!(queries.len(), 1);
         assert_eq!(
-            texts,
-            [
-                "INSERT INTO lines (id, position) VALUES ($1, $2) RETURNING id",
-                "INSERT INTO lines (position) VALUES ($1), ($2) RETURNING id",
-            ]
+            queries[0].text,
+            "INSERT INTO lines (id, position) VALUES ($1, $2);\nINSERT INTO lines (position) VALUES ($3), ($4)"
         );
-        assert_eq!(statements[0].args, [Arg::Int(40), Arg::Int(2)]);
+        assert_eq!(queries[0].args, [Arg::Int(40), Arg::Int(2), Arg::Int(1), Arg::Int(3)]);
+    }
+
+    #[test]
+    fn conditions_and_reservations_are_asked_with_the_id_lookups() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let mut lookups = Lookups::default();
+            let machines = lookups.add("machines", "society_id = ?", &[Arg::Int(7)], [3].into_iter());
+            let duplicate = lookups.add_query("id FROM orders WHERE name = ?".to_owned(), &[Arg::Text("x".to_owned())]);
+            let orders = lookups.reserve(dialect, "orders", 1);
+            let lines = lookups.reserve(dialect, "lines", 3);
+            let none = lookups.reserve(dialect, "lines", 0);
+            assert!(none.kind.is_none(), "nothing to ask for no rows");
+            let statements = lookups.statements();
+            assert_eq!(statements.len(), 1);
+            assert_eq!(
+                statements[0].text.matches("UNION ALL").count(),
+                3,
+                "{}",
+                statements[0].text
+            );
+            assert!(statements[0]
+                .text
+                .contains("SELECT CAST(1 AS BIGINT) AS kind, id FROM orders WHERE name = $3"));
+            let rows = match dialect {
+                // SQLite answers the first free id of each table.
+                Dialect::Sqlite => vec![(0, 3), (1, 12), (2, 51), (3, 900)],
+                Dialect::Postgres => vec![(0, 3), (1, 12), (2, 51), (3, 905), (3, 900), (3, 903)],
+            };
+            let found = lookups.found(rows);
+            assert_eq!(found.of(machines), &BTreeSet::from([3]));
+            assert_eq!(found.of(duplicate), &BTreeSet::from([12]));
+            assert_eq!(found.reserved(&orders).expect("one id"), [51]);
+            let expected = match dialect {
+                Dialect::Sqlite => [900, 901, 902],
+                Dialect::Postgres => [900, 903, 905],
+            };
+            assert_eq!(found.reserved(&lines).expect("three ids"), expected);
+            assert!(found.reserved(&none).expect("no ids").is_empty());
+            assert!(
+                lookups.found([(0, 3)]).reserved(&lines).is_err(),
+                "a reservation unanswered is an error"
+            );
+        }
     }
 }
