@@ -64,6 +64,24 @@ pub enum StoreError {
     Hashing(String),
 }
 
+/// An API write under way (see [`Store::write_started`]). PostgreSQL's commits already are durable; SQLite's are made
+/// so in groups, and a write under way lets the fsync before it wait a moment to cover it too (see [`durability`]).
+#[derive(Debug)]
+pub struct WriteStarted(Option<durability::WriteUnderWay>);
+
+impl WriteStarted {
+    /// Returns once the write's commits, and every one before, are on disk.
+    pub async fn durable(self) -> Result<(), StoreError> {
+        match self.0 {
+            Some(under_way) => under_way
+                .durable()
+                .await
+                .map_err(|error| StoreError::Durability(error.to_string())),
+            None => Ok(()),
+        }
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
@@ -185,16 +203,12 @@ impl Store {
         Ok(())
     }
 
-    /// Returns once every write committed before the call is on disk. Answers to writes wait for it: PostgreSQL's
-    /// commits already are durable; SQLite's are made so in groups (see [`durability`]).
-    pub async fn durable(&self) -> Result<(), StoreError> {
-        match &self.db {
-            Db::Sqlite { wal, .. } => wal
-                .sync()
-                .await
-                .map_err(|error| StoreError::Durability(error.to_string())),
-            Db::Postgres { .. } => Ok(()),
-        }
+    /// Marks the start of an API write, whose answer [`WriteStarted::durable`] holds until its commits are on disk.
+    pub fn write_started(&self) -> WriteStarted {
+        WriteStarted(match &self.db {
+            Db::Sqlite { wal, .. } => Some(wal.write_started()),
+            Db::Postgres { .. } => None,
+        })
     }
 
     /// Closes the store's pools, waiting for connections in use.
