@@ -9,7 +9,7 @@ use axum::Json;
 use domain::work_orders::{LabourLine, StateFlags, SupplyLine, WorkOrderCommand};
 use store::resources::work_orders::{WorkOrderRefusal, WriteMode};
 use store::Scope;
-use wire::operations::{LocalRef, WorkOrderState};
+use wire::operations::{LocalRef, WorkOrder, WorkOrderState};
 use wire::work_orders::WorkOrderWrite;
 
 use crate::error::ApiError;
@@ -108,27 +108,24 @@ fn refused(refusal: WorkOrderRefusal, local_id: &str) -> ApiError {
     }
 }
 
-/// The stored order in its read shape, with the `ETag` of its version (read unless the write that made it told).
-async fn answer(
-    state: &AppState,
-    scope: &Scope,
-    local_id: i64,
-    status: StatusCode,
-    version: Option<i64>,
-) -> Result<Response, ApiError> {
+/// The stored order in its read shape, with the `ETag` of its version.
+async fn answer(state: &AppState, scope: &Scope, local_id: i64) -> Result<Response, ApiError> {
     let order = state
         .store
         .find_work_order(scope, local_id)
         .await?
         .ok_or_else(|| ApiError::not_found(NAME, local_id))?;
-    let version = match version {
-        Some(version) => version,
-        None => state
-            .store
-            .work_order_version(scope, local_id)
-            .await?
-            .unwrap_or_default(),
-    };
+    let version = state
+        .store
+        .work_order_version(scope, local_id)
+        .await?
+        .unwrap_or_default();
+    Ok(respond(order, version, StatusCode::OK))
+}
+
+/// `order` with the `ETag` of `version`, and where to read it when it was created.
+fn respond(order: WorkOrder, version: i64, status: StatusCode) -> Response {
+    let local_id = order.header.local_id;
     let mut response = (status, Json(order)).into_response();
     if let Ok(value) = HeaderValue::from_str(&etag(local_id, version)) {
         response.headers_mut().insert(header::ETAG, value);
@@ -138,7 +135,7 @@ async fn answer(
             response.headers_mut().insert(header::LOCATION, value);
         }
     }
-    Ok(response)
+    response
 }
 
 /// `POST /integration/api/v1/workOrders`: 201 with the stored order.
@@ -152,14 +149,7 @@ pub async fn create(
         .write_work_order(&caller.scope, WriteMode::Create, &command(body))
         .await?
         .map_err(|r| refused(r, ""))?;
-    answer(
-        &state,
-        &caller.scope,
-        written.local_id,
-        StatusCode::CREATED,
-        Some(written.version),
-    )
-    .await
+    Ok(respond(written.order, written.version, StatusCode::CREATED))
 }
 
 /// `PATCH /integration/api/v1/workOrders/{localId}`: replaces the whole order; 200 with it.
@@ -185,7 +175,7 @@ pub async fn replace(
         .write_work_order(&caller.scope, mode, &command(body))
         .await?
         .map_err(|r| refused(r, &id))?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK, Some(written.version)).await
+    Ok(respond(written.order, written.version, StatusCode::OK))
 }
 
 /// `DELETE /integration/api/v1/workOrders/{localId}`: logical deletion; 200 with the deleted order.
@@ -200,7 +190,7 @@ pub async fn delete(
         .delete_work_order(&caller.scope, local_id)
         .await?
         .map_err(|r| refused(r, &id))?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK, None).await
+    answer(&state, &caller.scope, local_id).await
 }
 
 /// `GET /api/v3/third_party/work_orders/{id}`: one order, with the `ETag` a replacement's `If-Match` may name.
@@ -210,5 +200,5 @@ pub async fn detail(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let local_id = parse_id(&id, NAME)?;
-    answer(&state, &caller.scope, local_id, StatusCode::OK, None).await
+    answer(&state, &caller.scope, local_id).await
 }

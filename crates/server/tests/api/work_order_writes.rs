@@ -265,6 +265,11 @@ on_both_backends! {
         let mut kept: Vec<Value> = labours.iter().step_by(2).cloned().collect();
         let mut added = labour.clone();
         added["area_applied"] = json!(1000);
+        // Links sent out of order: the answer, made from what was written, must list them as a read does.
+        let machines: Vec<i64> = app.all_items("/api/v3/third_party/machines", &token).await.iter().filter_map(|m| m["id"].as_i64()).collect();
+        assert!(machines.len() >= 2, "the demo society has machines to link");
+        let (low, high) = (machines.iter().min().copied(), machines.iter().max().copied());
+        added["machines"] = json!([{ "local_id": high }, { "local_id": low }]);
         kept.extend(std::iter::repeat_n(added, 120));
         changed["labours"] = json!(kept);
         let response = patch(&app, &token, &id, &changed).await;
@@ -281,6 +286,7 @@ on_both_backends! {
         ids.dedup();
         assert_eq!(ids.len(), 185, "every labour has an id of its own");
         assert!(after_labours[65..].iter().all(|l| l["applicators"] == json!([{ "local_id": refs.applicator }])));
+        assert!(after_labours[65..].iter().all(|l| l["machines"] == json!([{ "local_id": low }, { "local_id": high }])));
     }
 
     async fn a_read_only_order_cannot_be_patched_or_deleted(app) {

@@ -162,22 +162,22 @@ resource! {
 /// One work order header row.
 #[derive(Debug, sqlx::FromRow)]
 pub struct WorkOrderRow {
-    id: i64,
-    society_id: i64,
-    external_id: Option<String>,
-    system_id: String,
-    name: String,
-    date: i64,
-    voucher_date: i64,
-    voucher_type_id: i64,
-    pending: bool,
-    executed: bool,
-    confirmed: bool,
-    is_read_only: bool,
-    active: bool,
-    created_at: i64,
-    updated_at: i64,
-    deleted_at: Option<i64>,
+    pub(crate) id: i64,
+    pub(crate) society_id: i64,
+    pub(crate) external_id: Option<String>,
+    pub(crate) system_id: String,
+    pub(crate) name: String,
+    pub(crate) date: i64,
+    pub(crate) voucher_date: i64,
+    pub(crate) voucher_type_id: i64,
+    pub(crate) pending: bool,
+    pub(crate) executed: bool,
+    pub(crate) confirmed: bool,
+    pub(crate) is_read_only: bool,
+    pub(crate) active: bool,
+    pub(crate) created_at: i64,
+    pub(crate) updated_at: i64,
+    pub(crate) deleted_at: Option<i64>,
 }
 
 /// The headers of `GET /api/v3/third_party/work_orders`; [`Store::list_work_orders`] adds their lines.
@@ -255,33 +255,33 @@ impl WorkOrderStateFilter {
 }
 
 #[derive(Debug, sqlx::FromRow)]
-struct SupplyRow {
-    id: i64,
-    work_order_id: i64,
-    campaign_id: i64,
-    formulated_id: i64,
-    area_applied: f64,
-    total_applied: f64,
-    date: i64,
-    pending: bool,
-    executed: bool,
-    confirmed: bool,
+pub(crate) struct SupplyRow {
+    pub(crate) id: i64,
+    pub(crate) work_order_id: i64,
+    pub(crate) campaign_id: i64,
+    pub(crate) formulated_id: i64,
+    pub(crate) area_applied: f64,
+    pub(crate) total_applied: f64,
+    pub(crate) date: i64,
+    pub(crate) pending: bool,
+    pub(crate) executed: bool,
+    pub(crate) confirmed: bool,
 }
 
 #[derive(Debug, sqlx::FromRow)]
-struct LabourRow {
-    id: i64,
-    work_order_id: i64,
-    campaign_id: i64,
-    labour_type_id: Option<i64>,
-    area_applied: f64,
-    date: i64,
-    pending: bool,
-    executed: bool,
-    confirmed: bool,
-    contractors: Option<String>,
-    machines: Option<String>,
-    applicators: Option<String>,
+pub(crate) struct LabourRow {
+    pub(crate) id: i64,
+    pub(crate) work_order_id: i64,
+    pub(crate) campaign_id: i64,
+    pub(crate) labour_type_id: Option<i64>,
+    pub(crate) area_applied: f64,
+    pub(crate) date: i64,
+    pub(crate) pending: bool,
+    pub(crate) executed: bool,
+    pub(crate) confirmed: bool,
+    pub(crate) contractors: Option<String>,
+    pub(crate) machines: Option<String>,
+    pub(crate) applicators: Option<String>,
 }
 
 const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
@@ -373,58 +373,67 @@ impl Store {
                 .await?;
             (supplies, labours)
         });
-        let render = scope.render();
-        let mut lines: HashMap<i64, (Vec<WorkOrderSupply>, Vec<WorkOrderLabour>)> = HashMap::new();
-        for row in supplies {
-            lines.entry(row.work_order_id).or_default().0.push(WorkOrderSupply {
-                local_id: row.id,
-                cultivation: LocalRef {
-                    local_id: row.campaign_id,
-                },
-                formulated: LocalRef {
-                    local_id: row.formulated_id,
-                },
-                area_applied: row.area_applied,
-                total_applied: row.total_applied,
-                date: render.at(row.date),
-                state: WorkOrderState {
-                    pending: row.pending,
-                    executed: row.executed,
-                    confirmed: row.confirmed,
-                },
-            });
-        }
-        for row in labours {
-            lines.entry(row.work_order_id).or_default().1.push(WorkOrderLabour {
-                local_id: row.id,
-                cultivation: LocalRef {
-                    local_id: row.campaign_id,
-                },
-                labour_type: row.labour_type_id.map(|local_id| LocalRef { local_id }),
-                area_applied: row.area_applied,
-                contractors: refs(row.contractors.as_deref()),
-                machines: refs(row.machines.as_deref()),
-                applicators: refs(row.applicators.as_deref()),
-                date: render.at(row.date),
-                state: WorkOrderState {
-                    pending: row.pending,
-                    executed: row.executed,
-                    confirmed: row.confirmed,
-                },
-            });
-        }
-        Ok(headers
-            .into_iter()
-            .map(|header| {
-                let (supplies, labours) = lines.remove(&header.local_id).unwrap_or_default();
-                WorkOrder {
-                    header,
-                    supplies,
-                    labours,
-                }
-            })
-            .collect())
+        Ok(assemble(headers, supplies, labours, &scope.render()))
     }
+}
+
+/// Nests lines under their headers, in the order given (the stored order).
+pub(crate) fn assemble(
+    headers: Vec<WorkOrderHeader>,
+    supplies: Vec<SupplyRow>,
+    labours: Vec<LabourRow>,
+    render: &Render,
+) -> Vec<WorkOrder> {
+    let mut lines: HashMap<i64, (Vec<WorkOrderSupply>, Vec<WorkOrderLabour>)> = HashMap::new();
+    for row in supplies {
+        lines.entry(row.work_order_id).or_default().0.push(WorkOrderSupply {
+            local_id: row.id,
+            cultivation: LocalRef {
+                local_id: row.campaign_id,
+            },
+            formulated: LocalRef {
+                local_id: row.formulated_id,
+            },
+            area_applied: row.area_applied,
+            total_applied: row.total_applied,
+            date: render.at(row.date),
+            state: WorkOrderState {
+                pending: row.pending,
+                executed: row.executed,
+                confirmed: row.confirmed,
+            },
+        });
+    }
+    for row in labours {
+        lines.entry(row.work_order_id).or_default().1.push(WorkOrderLabour {
+            local_id: row.id,
+            cultivation: LocalRef {
+                local_id: row.campaign_id,
+            },
+            labour_type: row.labour_type_id.map(|local_id| LocalRef { local_id }),
+            area_applied: row.area_applied,
+            contractors: refs(row.contractors.as_deref()),
+            machines: refs(row.machines.as_deref()),
+            applicators: refs(row.applicators.as_deref()),
+            date: render.at(row.date),
+            state: WorkOrderState {
+                pending: row.pending,
+                executed: row.executed,
+                confirmed: row.confirmed,
+            },
+        });
+    }
+    headers
+        .into_iter()
+        .map(|header| {
+            let (supplies, labours) = lines.remove(&header.local_id).unwrap_or_default();
+            WorkOrder {
+                header,
+                supplies,
+                labours,
+            }
+        })
+        .collect()
 }
 
 /// One job row, whichever its kind: every kind reports the same status shape.

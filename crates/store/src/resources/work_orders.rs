@@ -9,9 +9,11 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use domain::work_orders::{check, LabourLine, Rule, StateFlags, Violation, WorkOrderCommand};
+use wire::operations::WorkOrder;
 
 use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
-use crate::{now_millis, Scope, Store, StoreError};
+use crate::resources::operations::{assemble, LabourRow, SupplyRow, WorkOrderHeaders, WorkOrderRow};
+use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
 const LINES_PER_INSERT: usize = 100;
@@ -389,10 +391,18 @@ fn line_row_inserts(
     line_inserts(batch, table, &columns, rows.collect());
 }
 
-/// Adds to `batch` the statements that insert the supplies of `command` into order `order_id`.
-fn supply_inserts(batch: &mut Batch, command: &WorkOrderCommand, society_id: i64, order_id: i64, now: i64) {
-    let rows = command.supplies.iter().map(|supply| LineRow {
-        local_id: supply.local_id,
+/// Adds to `batch` the statements that insert the supplies of `command` into order `order_id`, with the ids
+/// `supply_ids` holds by position.
+fn supply_inserts(
+    batch: &mut Batch,
+    command: &WorkOrderCommand,
+    supply_ids: &[i64],
+    society_id: i64,
+    order_id: i64,
+    now: i64,
+) {
+    let rows = command.supplies.iter().zip(supply_ids).map(|(supply, id)| LineRow {
+        local_id: Some(*id),
         campaign_id: supply.campaign_id,
         own: vec![
             Arg::Int(supply.formulated_id),
@@ -498,11 +508,11 @@ pub enum WriteMode {
     },
 }
 
-/// A stored work order: its id and its new version (`updated_at` in epoch ms), which its `ETag` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A stored work order in its read shape, and its new version (`updated_at` in epoch ms), which its `ETag` names.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Written {
-    /// The order.
-    pub local_id: i64,
+    /// The order as a read answers it.
+    pub order: WorkOrder,
     /// Its version.
     pub version: i64,
 }
@@ -512,6 +522,88 @@ struct OrderState {
     updated_at: i64,
     is_read_only: bool,
     deleted_at: Option<i64>,
+    active: bool,
+    created_at: i64,
+}
+
+/// What a stored order keeps of itself when it is replaced.
+struct Kept {
+    active: bool,
+    created_at: i64,
+}
+
+/// The rows a read of the order just written would find: the write knows every value, so its answer is made from
+/// them rather than read back, through the same rendering as a read.
+fn written_rows(
+    command: &WorkOrderCommand,
+    ids: (i64, &[i64], &[i64]),
+    society_id: i64,
+    external_id: Option<&str>,
+    kept: &Kept,
+    version: i64,
+) -> (WorkOrderRow, Vec<SupplyRow>, Vec<LabourRow>) {
+    let (order_id, supply_ids, labour_ids) = ids;
+    let header = WorkOrderRow {
+        id: order_id,
+        society_id,
+        external_id: external_id.map(str::to_owned),
+        system_id: command.system_id.clone(),
+        name: command.name.trim().to_owned(),
+        date: command.date.timestamp_millis(),
+        voucher_date: command.voucher_date.timestamp_millis(),
+        voucher_type_id: command.voucher_type_id,
+        pending: command.state.pending,
+        executed: command.state.executed,
+        confirmed: command.state.confirmed,
+        is_read_only: false,
+        active: kept.active,
+        created_at: kept.created_at,
+        updated_at: version,
+        deleted_at: None,
+    };
+    let supplies = command
+        .supplies
+        .iter()
+        .zip(supply_ids)
+        .map(|(supply, id)| SupplyRow {
+            id: *id,
+            work_order_id: order_id,
+            campaign_id: supply.campaign_id,
+            formulated_id: supply.formulated_id,
+            area_applied: supply.area_applied,
+            total_applied: supply.total_applied,
+            date: supply.date.timestamp_millis(),
+            pending: supply.state.pending,
+            executed: supply.state.executed,
+            confirmed: supply.state.confirmed,
+        })
+        .collect();
+    // A read aggregates each link list in id order.
+    let links = |ids: &[i64]| {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        (!ids.is_empty()).then(|| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","))
+    };
+    let labours = command
+        .labours
+        .iter()
+        .zip(labour_ids)
+        .map(|(labour, id)| LabourRow {
+            id: *id,
+            work_order_id: order_id,
+            campaign_id: labour.campaign_id,
+            labour_type_id: labour.labour_type_id,
+            area_applied: labour.area_applied,
+            date: labour.date.timestamp_millis(),
+            pending: labour.state.pending,
+            executed: labour.state.executed,
+            confirmed: labour.state.confirmed,
+            contractors: links(&labour.contractor_ids),
+            machines: links(&labour.machine_ids),
+            applicators: links(&labour.applicator_ids),
+        })
+        .collect();
+    (header, supplies, labours)
 }
 
 impl Store {
@@ -539,7 +631,8 @@ impl Store {
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let state: Option<OrderState> = sqlx::query_as(
-                "SELECT updated_at, is_read_only, deleted_at FROM work_orders WHERE society_id = $1 AND id = $2",
+                "SELECT updated_at, is_read_only, deleted_at, active, created_at FROM work_orders \
+                 WHERE society_id = $1 AND id = $2",
             )
             .bind(society_id)
             .bind(local_id)
@@ -595,6 +688,8 @@ impl Store {
             )
         });
         let new_order = lookups.reserve(dialect, "work_orders", usize::from(mode == WriteMode::Create));
+        let new_supplies = command.supplies.iter().filter(|s| s.local_id.is_none()).count();
+        let new_supplies = lookups.reserve(dialect, "work_order_supplies", new_supplies);
         let new_labours = command.labours.iter().filter(|l| l.local_id.is_none()).count();
         let new_labours = lookups.reserve(dialect, "work_order_labours", new_labours);
         let lookup_statements = lookups.statements();
@@ -606,9 +701,11 @@ impl Store {
         };
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
+            let mut kept = Kept { active: true, created_at: now };
             if let WriteMode::Replace { local_id, expected_version } = mode {
                 let state: Option<OrderState> = sqlx::query_as(&format!(
-                    "SELECT updated_at, is_read_only, deleted_at FROM work_orders WHERE society_id = $1 AND id = $2{lock}"
+                    "SELECT updated_at, is_read_only, deleted_at, active, created_at FROM work_orders \
+                     WHERE society_id = $1 AND id = $2{lock}"
                 ))
                 .bind(society_id)
                 .bind(local_id)
@@ -620,7 +717,7 @@ impl Store {
                     Some(state) if expected_version.is_some_and(|v| v != state.updated_at) => {
                         return Ok(Err(WorkOrderRefusal::Stale))
                     }
-                    Some(_) => {}
+                    Some(state) => kept = Kept { active: state.active, created_at: state.created_at },
                 }
             }
             let rows: Vec<(i64, i64)> = {
@@ -654,6 +751,12 @@ impl Store {
             if !violations.is_empty() {
                 return Ok(Err(WorkOrderRefusal::Invalid(violations)));
             }
+            let mut reserved_supplies = found.reserved(&new_supplies)?.into_iter();
+            let supply_ids: Vec<i64> = command
+                .supplies
+                .iter()
+                .filter_map(|supply| supply.local_id.or_else(|| reserved_supplies.next()))
+                .collect();
             let mut reserved_labours = found.reserved(&new_labours)?.into_iter();
             let labour_ids: Vec<i64> = command
                 .labours
@@ -726,14 +829,28 @@ impl Store {
                     (local_id, version)
                 }
             };
-            supply_inserts(&mut batch, command, society_id, local_id, now);
+            supply_inserts(&mut batch, command, &supply_ids, society_id, local_id, now);
             labour_inserts(&mut batch, command, &labour_ids, society_id, local_id, now);
             labour_link_inserts(&mut batch, command, society_id, &labour_ids);
             for sql in batch.into_queries() {
                 bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
             }
             tx.commit().await?;
-            Ok(Ok(Written { local_id, version }))
+            let (header, supplies, labours) = written_rows(
+                command,
+                (local_id, &supply_ids, &labour_ids),
+                society_id,
+                external_id,
+                &kept,
+                version,
+            );
+            let render = scope.render();
+            let header = WorkOrderHeaders::render(header, &render);
+            let order = assemble(vec![header], supplies, labours, &render).pop();
+            Ok(Ok(Written {
+                order: order.ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?,
+                version,
+            }))
         })
     }
 }
