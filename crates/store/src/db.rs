@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::Row;
 
 use crate::durability::WalSync;
 use crate::inline::InlineReader;
@@ -150,59 +149,6 @@ impl BeginWrite for PgPool {
 
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
         self.begin().await
-    }
-}
-
-/// Runs multi-row `INSERT`s and answers the ids of their rows in `VALUES` order: the one thing about storing a batch
-/// that the backends do differently.
-pub(crate) trait InsertBatch {
-    /// The backend.
-    type Database: sqlx::Database;
-
-    /// Executes `insert`, which stores `rows` rows; its text ends with `RETURNING id` on PostgreSQL and with its
-    /// last row on SQLite.
-    fn insert_batch<'q>(
-        &mut self,
-        insert: sqlx::query::Query<'q, Self::Database, <Self::Database as sqlx::Database>::Arguments<'q>>,
-        rows: usize,
-    ) -> impl std::future::Future<Output = Result<Vec<i64>, sqlx::Error>> + Send;
-}
-
-impl InsertBatch for sqlx::SqliteConnection {
-    type Database = sqlx::Sqlite;
-
-    /// SQLite gives each row of one statement the next rowid (the writer holds the database's lock), so the ids are
-    /// the `rows` up to the last one inserted; returning them instead would hand each across sqlx's worker thread.
-    async fn insert_batch<'q>(
-        &mut self,
-        insert: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
-        rows: usize,
-    ) -> Result<Vec<i64>, sqlx::Error> {
-        let last = insert.execute(&mut *self).await?.last_insert_rowid();
-        let rows = i64::try_from(rows).unwrap_or(i64::MAX);
-        Ok((last - rows + 1..=last).collect())
-    }
-}
-
-impl InsertBatch for sqlx::PgConnection {
-    type Database = sqlx::Postgres;
-
-    /// Neither `RETURNING`'s row order nor identity values are promised in order, but PostgreSQL hands out a
-    /// statement's ids increasing as it inserts its rows in `VALUES` order, so sorted ids are the sent order.
-    async fn insert_batch<'q>(
-        &mut self,
-        insert: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
-        rows: usize,
-    ) -> Result<Vec<i64>, sqlx::Error> {
-        let mut ids = insert
-            .fetch_all(&mut *self)
-            .await?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<Vec<i64>, _>>()?;
-        debug_assert_eq!(ids.len(), rows);
-        ids.sort_unstable();
-        Ok(ids)
     }
 }
 

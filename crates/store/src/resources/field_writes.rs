@@ -12,7 +12,7 @@ use wire::field::{NewDevice, NewDeviceEvent, NewSilobagCampaign};
 
 use super::field::{DeviceEventRow, DeviceEvents, Devices, SilobagCampaigns};
 use super::Refusal;
-use crate::db::{bind_args, with_writer, Arg, BeginWrite, Dialect, InsertBatch, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_writer, Arg, BeginWrite, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// Most readings one device-events request may carry.
@@ -329,7 +329,6 @@ impl Store {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let dialect = self.db.dialect();
         let stored: Result<Vec<i64>, FieldRefusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let mut live_devices = HashSet::with_capacity(devices.len());
@@ -365,20 +364,7 @@ impl Store {
             if failures.is_empty() {
                 let mut ids = Vec::with_capacity(events.len());
                 for chunk in events.chunks(INSERT_ROWS) {
-                    let text = insert_events_text(chunk.len(), dialect);
-                    let mut insert = sqlx::query(&text);
-                    for event in chunk {
-                        insert = insert
-                            .bind(society_id)
-                            .bind(event.device_id)
-                            .bind(event.device_event_type_id)
-                            .bind(event.recorded_at.0.timestamp_millis())
-                            .bind(event.value)
-                            .bind(true)
-                            .bind(now)
-                            .bind(now);
-                    }
-                    ids.extend(tx.insert_batch(insert, chunk.len()).await?);
+                    ids.extend(tx.insert_readings(society_id, chunk, now).await?);
                 }
                 tx.commit().await?;
                 Ok(ids)
@@ -415,31 +401,84 @@ impl Store {
     }
 }
 
-/// The text of one multi-row `INSERT` of `rows` readings, each row binding its eight values in column order.
-/// PostgreSQL numbers its placeholders; SQLite gets anonymous `?` ones, since it looks a numbered placeholder's name up
-/// in a list as long as the statement's, which made binding a 4,000-value batch quadratic (a fifth of its time).
-/// Only PostgreSQL returns the ids (see [`InsertBatch`]).
-fn insert_events_text(rows: usize, dialect: Dialect) -> String {
-    let mut text = String::from(
-        "INSERT INTO device_events (society_id, device_id, device_event_type_id, recorded_at, value, active, \
-         created_at, updated_at) VALUES ",
-    );
-    for row in 0..rows {
-        if row > 0 {
-            text.push_str(", ");
+/// Stores readings and answers their ids in the order sent: the one thing about storing a batch that the backends do
+/// differently.
+trait InsertReadings {
+    /// Inserts `events` of society `society_id`, stamped `now`.
+    fn insert_readings(
+        &mut self,
+        society_id: i64,
+        events: &[NewDeviceEvent],
+        now: i64,
+    ) -> impl std::future::Future<Output = Result<Vec<i64>, sqlx::Error>> + Send;
+}
+
+/// The columns a reading is inserted with.
+const READING_COLUMNS: &str =
+    "device_events (society_id, device_id, device_event_type_id, recorded_at, value, active, created_at, updated_at)";
+
+impl InsertReadings for sqlx::SqliteConnection {
+    /// One multi-row `INSERT`. Its placeholders are anonymous `?`: SQLite looks a numbered placeholder's name up in
+    /// a list as long as the statement's, which made binding a 4,000-value batch quadratic (a fifth of its time).
+    /// SQLite gives each row of one statement the next rowid (the writer holds the database's lock), so the ids are
+    /// the rows up to the last one inserted; returning them instead would hand each across sqlx's worker thread.
+    async fn insert_readings(
+        &mut self,
+        society_id: i64,
+        events: &[NewDeviceEvent],
+        now: i64,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; events.len()].join(", ");
+        let text = format!("INSERT INTO {READING_COLUMNS} VALUES {rows}");
+        let mut insert = sqlx::query(&text);
+        for event in events {
+            insert = insert
+                .bind(society_id)
+                .bind(event.device_id)
+                .bind(event.device_event_type_id)
+                .bind(event.recorded_at.0.timestamp_millis())
+                .bind(event.value)
+                .bind(true)
+                .bind(now)
+                .bind(now);
         }
-        let placeholders: Vec<String> = (1..=8)
-            .map(|column| match dialect {
-                Dialect::Sqlite => "?".to_owned(),
-                Dialect::Postgres => format!("${}", 8 * row + column),
-            })
-            .collect();
-        text.push('(');
-        text.push_str(&placeholders.join(", "));
-        text.push(')');
+        let last = insert.execute(&mut *self).await?.last_insert_rowid();
+        let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+        Ok((last - count + 1..=last).collect())
     }
-    if dialect == Dialect::Postgres {
-        text.push_str(" RETURNING id");
+}
+
+impl InsertReadings for sqlx::PgConnection {
+    /// One `INSERT … SELECT` from four arrays: a statement of a thousand `VALUES` rows and 8,000 parameters was
+    /// planned afresh on every execution. Neither `RETURNING`'s row order nor identity values are promised in order,
+    /// but PostgreSQL hands out a statement's ids increasing as it inserts the rows `unnest` yields in array order,
+    /// so sorted ids are the sent order.
+    async fn insert_readings(
+        &mut self,
+        society_id: i64,
+        events: &[NewDeviceEvent],
+        now: i64,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        let text = format!(
+            "INSERT INTO {READING_COLUMNS} SELECT $1, device, event_type, recorded_at, value, TRUE, $2, $2 \
+             FROM unnest($3::BIGINT[], $4::BIGINT[], $5::BIGINT[], $6::DOUBLE PRECISION[]) \
+             AS reading (device, event_type, recorded_at, value) RETURNING id"
+        );
+        let mut ids = sqlx::query_scalar::<_, i64>(&text)
+            .bind(society_id)
+            .bind(now)
+            .bind(events.iter().map(|e| e.device_id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.device_event_type_id).collect::<Vec<_>>())
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.recorded_at.0.timestamp_millis())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(events.iter().map(|e| e.value).collect::<Vec<_>>())
+            .fetch_all(&mut *self)
+            .await?;
+        ids.sort_unstable();
+        Ok(ids)
     }
-    text
 }
