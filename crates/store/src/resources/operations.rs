@@ -362,14 +362,12 @@ impl Store {
         let ids: Vec<i64> = headers.iter().map(|h| h.local_id).collect();
         let supplies_sql = lines_query(SUPPLY_COLUMNS, "work_order_supplies", "s", society_id, &ids);
         let labours_sql = lines_query(LABOUR_COLUMNS, "work_order_labours", "l", society_id, &ids);
-        // One connection for both: the pool pings a connection it takes back, a round trip each time.
         let (supplies, labours): (Vec<SupplyRow>, Vec<LabourRow>) = with_reader!(&self.db, pool => {
-            let mut connection = pool.acquire().await?;
             let supplies = bind_args!(sqlx::query_as::<_, SupplyRow>(&supplies_sql.text), &supplies_sql.args)
-                .fetch_all(&mut *connection)
+                .fetch_all(pool)
                 .await?;
             let labours = bind_args!(sqlx::query_as::<_, LabourRow>(&labours_sql.text), &labours_sql.args)
-                .fetch_all(&mut *connection)
+                .fetch_all(pool)
                 .await?;
             (supplies, labours)
         });
