@@ -246,7 +246,7 @@ impl Batch {
         }
     }
 
-    /// Begins the next statement, to be written into the answer.
+    /// Begins the next statement; it is written into the query this answers.
     pub fn statement(&mut self) -> &mut Sql {
         let full = self.groups.last().is_none_or(|(sql, _)| sql.args.len() >= BATCH_ARGS);
         if full {
