@@ -300,9 +300,9 @@ fn costly_hashes() -> Setup {
     setup
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort_unstable();
-    samples[samples.len() / 2]
+/// The quickest of `samples`: what the work itself takes, whatever else the machine was doing meanwhile.
+fn quickest(samples: &[Duration]) -> Duration {
+    samples.iter().copied().min().unwrap_or_default()
 }
 
 mod decoy {
@@ -312,7 +312,8 @@ mod decoy {
     on_both_backends_with! { costly_hashes();
         // Not a benchmark: an unknown email must be checked against a decoy hash of the same cost as an account's,
         // or answering it would take a fraction of the time and reveal which emails have accounts. Without the
-        // decoy the medians differ about tenfold; the bound leaves room for a busy machine.
+        // decoy the quickest answers differ about tenfold. The quickest of nine rather than the median, since under
+        // the whole suite's load a median once came out 3.7 times the other.
         async fn an_unknown_email_takes_as_long_as_a_wrong_password(app) {
             let account = integrator("AR");
             let timed = |email: String, password: &'static str| {
@@ -333,9 +334,9 @@ mod decoy {
                 wrong.push(wrong_time);
                 unknown.push(unknown_time);
             }
-            let (wrong, unknown) = (median(wrong), median(unknown));
+            let (wrong, unknown) = (quickest(&wrong), quickest(&unknown));
             let (fast, slow) = if wrong < unknown { (wrong, unknown) } else { (unknown, wrong) };
-            assert!(slow <= fast * 3, "median login times: wrong password {wrong:?}, unknown email {unknown:?}");
+            assert!(slow <= fast * 3, "quickest login times: wrong password {wrong:?}, unknown email {unknown:?}");
         }
     }
 }
