@@ -168,6 +168,16 @@ impl Found {
             ))
         }
     }
+
+    /// Each line's id: its own when it was sent with one, else the next of those `reservation` reserved.
+    fn line_ids(
+        &self,
+        reservation: &Reservation,
+        own_ids: impl Iterator<Item = Option<i64>>,
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut reserved = self.reserved(reservation)?.into_iter();
+        Ok(own_ids.filter_map(|own| own.or_else(|| reserved.next())).collect())
+    }
 }
 
 /// Multi-row `INSERT`s of `rows` (each an optional own id and the values of `columns`) into `table`, added to
@@ -347,7 +357,8 @@ fn reference_violations(
 
 /// What one line of either kind stores besides the columns every line has.
 struct LineRow {
-    local_id: Option<i64>,
+    /// Its own id or one reserved for it: every line's id is known before it is written.
+    id: i64,
     campaign_id: i64,
     /// Values of the kind's own columns, in their order.
     own: Vec<Arg>,
@@ -382,7 +393,7 @@ fn line_row_inserts(
             Arg::Int(now),
             Arg::Int(now),
         ]);
-        (row.local_id, values)
+        (Some(row.id), values)
     });
     let columns = format!(
         "society_id, work_order_id, position, campaign_id, {own_columns}, date, pending, executed, confirmed, \
@@ -402,7 +413,7 @@ fn supply_inserts(
     now: i64,
 ) {
     let rows = command.supplies.iter().zip(supply_ids).map(|(supply, id)| LineRow {
-        local_id: Some(*id),
+        id: *id,
         campaign_id: supply.campaign_id,
         own: vec![
             Arg::Int(supply.formulated_id),
@@ -435,7 +446,7 @@ fn labour_inserts(
     now: i64,
 ) {
     let rows = command.labours.iter().zip(labour_ids).map(|(labour, id)| LineRow {
-        local_id: Some(*id),
+        id: *id,
         campaign_id: labour.campaign_id,
         own: vec![Arg::OptionalInt(labour.labour_type_id), Arg::Float(labour.area_applied)],
         date: labour.date,
@@ -751,18 +762,8 @@ impl Store {
             if !violations.is_empty() {
                 return Ok(Err(WorkOrderRefusal::Invalid(violations)));
             }
-            let mut reserved_supplies = found.reserved(&new_supplies)?.into_iter();
-            let supply_ids: Vec<i64> = command
-                .supplies
-                .iter()
-                .filter_map(|supply| supply.local_id.or_else(|| reserved_supplies.next()))
-                .collect();
-            let mut reserved_labours = found.reserved(&new_labours)?.into_iter();
-            let labour_ids: Vec<i64> = command
-                .labours
-                .iter()
-                .filter_map(|labour| labour.local_id.or_else(|| reserved_labours.next()))
-                .collect();
+            let supply_ids = found.line_ids(&new_supplies, command.supplies.iter().map(|s| s.local_id))?;
+            let labour_ids = found.line_ids(&new_labours, command.labours.iter().map(|l| l.local_id))?;
             let StateFlags { pending, executed, confirmed } = command.state;
             let mut batch = Batch::new(dialect);
             let (local_id, version): (i64, i64) = match mode {
