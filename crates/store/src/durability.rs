@@ -3,13 +3,14 @@
 //! SQLite commits with `synchronous=NORMAL` write the transaction to the write-ahead log without waiting for the
 //! disk: a process crash loses nothing, a power cut may lose the last commits. `synchronous=FULL` would wait for one
 //! fsync per commit on the single writer connection, so writes could never outpace the disk's fsync rate. Instead,
-//! before a write is acknowledged, [`WalSync::sync`] waits for one fsync of the log that began after its commit; every
-//! writer waiting at the same time shares that fsync. PostgreSQL makes its own commits durable and needs none of this.
+//! before a write is acknowledged, [`WriteUnderWay::durable`] waits for one fsync of the log that began after its
+//! commit; every writer waiting at the same time shares that fsync. PostgreSQL makes its own commits durable and needs
+//! none of this.
 //!
 //! SQLite commits one at a time, and an fsync can take less time than a commit, so writers rarely arrive while one
 //! runs: with 64 clients nearly every write had an fsync of its own, a fifth of what a work-order create cost. So
 //! while other API writes are under way ([`WalSync::write_started`]), an fsync first waits for them to finish, up to
-//! [`GATHER`], and covers them too. A lone writer never waits.
+//! 2 ms, and covers them too. A lone writer never waits.
 
 use std::io;
 use std::path::PathBuf;
@@ -80,11 +81,6 @@ impl WalSync {
         WriteUnderWay(Arc::clone(self))
     }
 
-    /// Returns once everything committed before the call is on disk.
-    pub async fn sync(&self) -> io::Result<()> {
-        self.sync_to(self.ticket()).await
-    }
-
     /// A ticket for everything committed so far.
     fn ticket(&self) -> u64 {
         self.issued.fetch_add(1, Ordering::SeqCst) + 1
@@ -129,7 +125,7 @@ mod tests {
         let callers: Vec<_> = (0..32)
             .map(|_| {
                 let sync = std::sync::Arc::clone(&sync);
-                tokio::spawn(async move { sync.sync().await })
+                tokio::spawn(async move { sync.write_started().durable().await })
             })
             .collect();
         for caller in callers {
@@ -148,13 +144,13 @@ mod tests {
         let sync = Arc::new(WalSync::new(path.clone()));
         // A lone writer does not wait.
         let started = tokio::time::Instant::now();
-        sync.sync().await.expect("synced");
+        sync.write_started().durable().await.expect("synced");
         assert_eq!(started.elapsed(), Duration::ZERO);
         // An fsync asked for while a write is under way waits for it, and covers its commit.
         let under_way = sync.write_started();
         let leader = tokio::spawn({
             let sync = Arc::clone(&sync);
-            async move { sync.sync().await }
+            async move { sync.write_started().durable().await }
         });
         tokio::task::yield_now().await;
         let joined = under_way.durable();
@@ -168,14 +164,17 @@ mod tests {
         // A write that stays under way holds an fsync back for the gathering time only.
         let _stuck = sync.write_started();
         let started = tokio::time::Instant::now();
-        sync.sync().await.expect("synced despite a write under way");
+        sync.write_started()
+            .durable()
+            .await
+            .expect("synced despite a write under way");
         assert_eq!(started.elapsed(), GATHER);
         let _ = std::fs::remove_file(format!("{}-wal", path.display()));
     }
 
     #[tokio::test]
     async fn a_database_without_a_log_has_nothing_to_sync() {
-        let sync = WalSync::new(std::env::temp_dir().join("walsync-test-absent.sqlite"));
-        sync.sync().await.expect("nothing to do");
+        let sync = Arc::new(WalSync::new(std::env::temp_dir().join("walsync-test-absent.sqlite")));
+        sync.write_started().durable().await.expect("nothing to do");
     }
 }
