@@ -28,6 +28,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "device_event_references",
         include_str!("migrations/0007_device_event_references.sql"),
     ),
+    (
+        8,
+        "work_order_external_ids",
+        include_str!("migrations/0008_work_order_external_ids.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

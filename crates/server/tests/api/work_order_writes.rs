@@ -365,6 +365,26 @@ on_both_backends! {
         assert!(message.contains(&created["header"]["local_id"].to_string()), "names the existing order: {message}");
     }
 
+    async fn racing_creates_with_one_external_id_store_one_order(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let body = order(&refs);
+        let mut created = Vec::new();
+        let mut refused = Vec::new();
+        for response in futures_join_all((0..16).map(|_| app.post(WRITE, &token, &body))).await {
+            if response.status() == StatusCode::CREATED {
+                created.push(response.json::<Value>().await.expect("JSON"));
+            } else {
+                refused.push(error_envelope(response, StatusCode::CONFLICT).await.1);
+            }
+        }
+        assert_eq!(created.len(), 1, "exactly one of the racing creates is stored");
+        let id = created[0]["header"]["local_id"].to_string();
+        assert!(refused.iter().all(|message| message.contains(&id)), "the others name it: {refused:?}");
+        let stored = app.all_items(READ, &token).await;
+        let holders: Vec<&Value> = stored.iter().filter(|o| o["header"]["external_id"] == body["header"]["external_id"]).collect();
+        assert_eq!(holders, vec![&created[0]]);
+    }
+
     async fn a_retried_create_with_an_idempotency_key_creates_one_order(app) {
         let (token, refs) = references(&app, "AR").await;
         let before = total(&app, &token).await;

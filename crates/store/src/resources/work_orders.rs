@@ -805,7 +805,14 @@ impl Store {
                     .bind(command.voucher_date.timestamp_millis()).bind(command.voucher_type_id)
                     .bind(pending).bind(executed).bind(confirmed).bind(now)
                     .fetch_one(&mut *tx)
-                    .await?;
+                    .await;
+                    let version = match version {
+                        Ok(version) => version,
+                        Err(error) => {
+                            drop(tx);
+                            return self.answer_write_error(error, society_id, external_id, own_id).await;
+                        }
+                    };
                     // Lines kept go back in with their ids, so they must be gone first: a batch's statements have no
                     // order on PostgreSQL.
                     let mut removal = Batch::new(dialect);
@@ -834,7 +841,10 @@ impl Store {
             labour_inserts(&mut batch, command, &labour_ids, society_id, local_id, now);
             labour_link_inserts(&mut batch, command, society_id, &labour_ids);
             for sql in batch.into_queries() {
-                bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
+                if let Err(error) = bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await {
+                    drop(tx);
+                    return self.answer_write_error(error, society_id, external_id, own_id).await;
+                }
             }
             tx.commit().await?;
             let (header, supplies, labours) = written_rows(
@@ -853,6 +863,38 @@ impl Store {
                 version,
             }))
         })
+    }
+
+    /// What to answer for a header write the database refused. A unique violation there means a concurrent write
+    /// stored another live order with the external id after this one's lookup found none (migration 8's index): it
+    /// is answered as that lookup would have answered it. Anything else is a failure.
+    async fn answer_write_error(
+        &self,
+        error: sqlx::Error,
+        society_id: i64,
+        external_id: Option<&str>,
+        own_id: i64,
+    ) -> Result<Result<Written, WorkOrderRefusal>, StoreError> {
+        let unique = error
+            .as_database_error()
+            .is_some_and(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
+        if let (true, Some(external_id)) = (unique, external_id) {
+            let holder: Option<i64> = with_reader!(&self.db, pool => {
+                sqlx::query_scalar(
+                    "SELECT id FROM work_orders WHERE society_id = $1 AND external_id = $2 AND deleted_at IS NULL \
+                     AND id <> $3",
+                )
+                .bind(society_id)
+                .bind(external_id)
+                .bind(own_id)
+                .fetch_optional(pool)
+                .await?
+            });
+            if let Some(holder) = holder {
+                return Ok(Err(WorkOrderRefusal::DuplicateExternalId(holder)));
+            }
+        }
+        Err(error.into())
     }
 }
 
