@@ -33,6 +33,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "work_order_external_ids",
         include_str!("migrations/0008_work_order_external_ids.sql"),
     ),
+    (
+        9,
+        "campaign_external_codes",
+        include_str!("migrations/0009_campaign_external_codes.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

@@ -267,6 +267,24 @@ mod worked {
             assert_eq!(code, 404, "an import is not an objective-yield job");
         }
 
+        async fn the_database_itself_refuses_a_second_live_campaign_with_one_external_code(app) {
+            // The import looks before it writes; two imports worked at once by two processes would both find the code
+            // free, so the database must refuse the second.
+            let token = app.token(integrator("AR")).await;
+            let society = app.login_as(integrator("AR")).await["society"]["id"].as_i64().expect("a society id");
+            let plot = first_id(&app, &token, "/api/v2/third_party/plots").await;
+            let master = first_id(&app, &token, "/api/v3/third_party/master_campaigns").await;
+            let insert = format!(
+                "INSERT INTO campaigns (society_id, master_campaign_id, plot_id, name, external_code, area, created_at, \
+                 updated_at) VALUES ($1, {master}, {plot}, 'Soja', 'ERP-CAMP-DB', 10, 0, 0)"
+            );
+            assert_eq!(app.execute(&insert, society).await.expect("the first"), 1);
+            assert!(app.execute(&insert, society).await.is_err(), "a second live campaign with the code");
+            let delete = "UPDATE campaigns SET deleted_at = 1 WHERE society_id = $1 AND external_code = 'ERP-CAMP-DB'";
+            assert_eq!(app.execute(delete, society).await.expect("deleted"), 1);
+            assert_eq!(app.execute(&insert, society).await.expect("the code of a deleted campaign is free"), 1);
+        }
+
         async fn a_retried_start_with_the_same_idempotency_key_queues_one_job(app) {
             let token = app.token(integrator("AR")).await;
             let campaign = first_id(&app, &token, CAMPAIGNS).await;
