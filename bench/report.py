@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """bench/run's bookkeeping.
 
-    report.py record KEY LABEL BACKEND ITEMS CPU_SECONDS RSS_KB < wrk-output   prints one result as a JSON line
+    report.py record KEY LABEL BACKEND ITEMS CPU_SECONDS RSS_KB [OWN_CPU_SECONDS] < wrk-output
+                                                                                prints one result as a JSON line
+    report.py pgbench KEY LABEL CPU_SECONDS < pgbench-output                  the same for a pgbench run
     report.py table RESULTS MACHINE [DOCUMENT]                                  prints the table (and rewrites the
                                                                                 marked section of DOCUMENT)
 
@@ -33,6 +35,10 @@ def number(value, digits=0):
     if digits == 0:
         return f"{value:,.0f}"
     return f"{value:,.{digits}f}"
+
+
+def milliseconds(value):
+    return "–" if value is None else number(value, 1) + " ms"
 
 
 def ratio(value):
@@ -81,6 +87,8 @@ def judge(result, results, ceiling, peer):
     if key == "conditional_get":
         not_modified = result.get("statuses", {}).get("304", 0)
         shown = f"{not_modified:,} of {result['requests']:,} were 304"
+        if backend == "postgres":
+            shown += conditional_get_reach(results, ceiling)
         if not not_modified:
             return f"304s, ≥ 0.5× ceiling per core ({shown})", False
         return f"304s, ≥ 0.5× ceiling per core ({shown})", None if share is None else share >= 0.5
@@ -90,15 +98,45 @@ def judge(result, results, ceiling, peer):
             return "answered from an index", None
         return f"answered from an index ({plan['summary']})", plan["indexed"]
     if key == "work_order_create":
-        return "≥ 2,000 creates/s, no failures", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
+        reach = create_reach(result, results) if backend == "postgres" else ""
+        return f"≥ 2,000 creates/s, no failures{reach}", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
     if key == "device_events":
         return "≥ 100,000 events/s, no failures", result["items_per_s"] >= 100_000 and result.get("non_2xx", 0) == 0
     return "", None
 
 
-# Rows measured for comparison, with no target of their own: the ceiling, the peer, and the plots page read afresh
-# every request (the targets' page 1 is answered from the kept body after its first request).
-REFERENCES = ("nginx", "datasette_count", "datasette_nocount", "v2_plots_cold")
+def micros(per_second):
+    return 1e6 / per_second
+
+
+def conditional_get_reach(results, ceiling):
+    """How fast a 304 could be on PostgreSQL with one query per request: the work of SQLite's 304 (its HTTP work and
+    an in-process lookup) plus PostgreSQL's CPU for the cheapest query, both measured in this run. An estimate: the
+    in-process lookup it counts is about what the database driver costs on PostgreSQL, which it does not count."""
+    sqlite, select = per_core(find(results, "conditional_get", "sqlite")), per_core(find(results, "pg_select_1"))
+    if not sqlite or not select or not ceiling:
+        return ""
+    reach = 1e6 / (micros(sqlite) + micros(select))
+    return (f"; with a query a request at most about {reach:,.0f} per core, {reach / ceiling:.2f}×: SQLite's 304, "
+            f"{micros(sqlite):.1f} µs, and PostgreSQL's SELECT 1, {micros(select):.1f} µs")
+
+
+def create_reach(result, results):
+    """How many creates a second one core can do on PostgreSQL: the API server's own CPU for one create (this row)
+    plus PostgreSQL's for what the create writes (pgbench, no lookups, no answer), both measured in this run."""
+    own, writes = result.get("own_cpu_s"), per_core(find(results, "pg_create"))
+    if not own or not writes or not result.get("requests"):
+        return ""
+    server = own / result["requests"] * 1e6
+    reach = 1e6 / (server + micros(writes))
+    return (f"; one core allows at most {reach:,.0f}: the API server's own {server:.0f} µs a create and "
+            f"PostgreSQL's {micros(writes):.0f} µs for its writes alone (pgbench rows)")
+
+
+# Rows measured for comparison, with no target of their own: the ceiling, the peer, the plots page read afresh every
+# request (the targets' page 1 is answered from the kept body after its first request), and PostgreSQL alone.
+REFERENCES = ("nginx", "datasette_count", "datasette_nocount", "v2_plots_cold", "pg_select_1", "pg_create",
+              "pg_create_uncounted", "pg_create_unchecked", "pg_create_unkeyed")
 
 
 def rows(results):
@@ -119,10 +157,10 @@ def rows(results):
             number(result["rps"]),
             number(result.get("items_per_s")),
             number(core),
-            number(result.get("p50_ms"), 1) + " ms",
-            number(result.get("p99_ms"), 1) + " ms",
+            milliseconds(result.get("p50_ms")),
+            milliseconds(result.get("p99_ms")),
             number(result.get("non_2xx", 0) + result.get("socket_errors", 0)),
-            number(result.get("rss_mb"), 1) + " MB",
+            "–" if result.get("rss_mb") is None else number(result["rss_mb"], 1) + " MB",
             ratio(core / ceiling) if core and ceiling else "–",
             ratio(core / peer_core) if core and peer_core else "–",
             target,
@@ -158,8 +196,9 @@ def markdown(table, machine):
     return "\n".join(lines)
 
 
-def record(key, label, backend, items, cpu_seconds, rss_kb):
-    """One scenario's result from wrk's output (the JSON line report.lua prints) and the server's /proc figures."""
+def record(key, label, backend, items, cpu_seconds, rss_kb, own_cpu_seconds=None):
+    """One scenario's result from wrk's output (the JSON line report.lua prints) and the server's /proc figures:
+    CPU_SECONDS of what serves the scenario (with PostgreSQL's), OWN_CPU_SECONDS of the measured process alone."""
     figures = None
     for line in sys.stdin:
         if line.startswith("BENCH "):
@@ -176,9 +215,31 @@ def record(key, label, backend, items, cpu_seconds, rss_kb):
         "rss_mb": int(rss_kb) / 1024 if rss_kb else None, "bytes_per_response": figures["bytes"] / max(figures["requests"], 1),
         "non_2xx": figures["non_2xx_3xx"], "socket_errors": figures["socket_errors"], "statuses": figures["statuses"],
     }
+    if own_cpu_seconds is not None:
+        result["own_cpu_s"] = float(own_cpu_seconds)
     if int(items) > 0:
         result["items_per_s"] = rps * int(items)
     print(json.dumps(result))
+
+
+def pgbench(key, label, cpu_seconds):
+    """One pgbench run's result: its transactions a second and PostgreSQL's CPU seconds over them."""
+    transactions = rps = failed = None
+    for line in sys.stdin:
+        if line.startswith("number of transactions actually processed:"):
+            transactions = int(line.split(":")[1].split("/")[0])
+        elif line.startswith("number of failed transactions:"):
+            failed = int(line.split(":")[1].split()[0])
+        elif line.startswith("tps = "):
+            rps = float(line.split()[2])
+    if transactions is None or rps is None:
+        raise SystemExit(f"{key}: pgbench printed no result")
+    cpu = float(cpu_seconds)
+    print(json.dumps({
+        "key": key, "scenario": label, "backend": "postgres", "requests": transactions, "rps": rps, "cpu_s": cpu,
+        "per_core": transactions / cpu if cpu > 0 else None, "p50_ms": None, "p99_ms": None, "rss_mb": None,
+        "non_2xx": failed or 0, "socket_errors": 0, "statuses": {},
+    }))
 
 
 def table(results_path, machine, document=None):
@@ -197,4 +258,4 @@ def table(results_path, machine, document=None):
 
 if __name__ == "__main__":
     command, *arguments = sys.argv[1:]
-    {"record": record, "table": table}[command](*arguments)
+    {"record": record, "pgbench": pgbench, "table": table}[command](*arguments)
