@@ -394,6 +394,8 @@ impl Store {
 
     /// Trades a refresh token for a new pair. The old refresh token and its family's access tokens stop working;
     /// presenting an already-used refresh token revokes the whole family, since one of its holders is not its owner.
+    /// The token's row is locked until the trade commits (PostgreSQL `FOR UPDATE`; SQLite has one writer), so the
+    /// same token presented twice at once is traded once and then seen as reused.
     #[tracing::instrument(skip_all)]
     pub async fn refresh(&self, refresh_token: &str) -> Result<Result<Grant, Refusal>, StoreError> {
         let Some(society_id) = society_of(refresh_token) else {
@@ -402,12 +404,16 @@ impl Store {
         let config = &self.config.auth;
         let now = now_millis();
         let hash = digest(refresh_token);
+        let lock = match self.db.dialect() {
+            Dialect::Postgres => " FOR UPDATE",
+            Dialect::Sqlite => "",
+        };
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let row: Option<RefreshRow> = sqlx::query_as(
+            let row: Option<RefreshRow> = sqlx::query_as(&format!(
                 "SELECT id, user_id, family, expires_at, used_at, revoked_at FROM auth_tokens \
-                 WHERE society_id = $1 AND token_hash = $2 AND kind = 'refresh'",
-            )
+                 WHERE society_id = $1 AND token_hash = $2 AND kind = 'refresh'{lock}"
+            ))
             .bind(society_id)
             .bind(&hash)
             .fetch_optional(&mut *tx)

@@ -215,6 +215,24 @@ on_both_backends! {
         error_envelope(refresh(&app, latest_refresh).await, StatusCode::UNAUTHORIZED).await;
     }
 
+    async fn a_refresh_token_sent_twice_at_once_is_traded_once(app) {
+        let login = app.login_as(integrator("AR")).await;
+        let refresh_token = login["refresh_token"].as_str().expect("refresh");
+        let answers = client::futures_util::future::join_all((0..8).map(|_| refresh(&app, refresh_token))).await;
+        let mut granted = Vec::new();
+        for answer in answers {
+            if answer.status() == StatusCode::OK {
+                granted.push(answer.json::<Value>().await.expect("JSON"));
+            } else {
+                error_envelope(answer, StatusCode::UNAUTHORIZED).await;
+            }
+        }
+        assert_eq!(granted.len(), 1, "one trade; the other presentations are reuses");
+        // A reuse revokes the family, the pair the one trade handed out included.
+        let access = granted[0]["access_token"].as_str().expect("access");
+        error_envelope(app.get(FARMERS, access).await, StatusCode::UNAUTHORIZED).await;
+    }
+
     async fn another_login_is_not_affected_by_a_revoked_family(app) {
         let first = app.login_as(integrator("AR")).await;
         let second = app.token(integrator("AR")).await;
