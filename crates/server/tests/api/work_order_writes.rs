@@ -1,6 +1,7 @@
 //! Work-order writes on the v1 integration layer: every rule, the GET→PATCH round trip, the read-only lock,
 //! optimistic concurrency, deletion and isolation.
 
+use client::futures_util::future::join_all;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -370,7 +371,7 @@ on_both_backends! {
         let body = order(&refs);
         let mut created = Vec::new();
         let mut refused = Vec::new();
-        for response in futures_join_all((0..16).map(|_| app.post(WRITE, &token, &body))).await {
+        for response in join_all((0..16).map(|_| app.post(WRITE, &token, &body))).await {
             if response.status() == StatusCode::CREATED {
                 created.push(response.json::<Value>().await.expect("JSON"));
             } else {
@@ -415,7 +416,7 @@ on_both_backends! {
             })
             .collect();
         let patches = versions.iter().map(|body| patch(&app, &token, &id, body));
-        for response in futures_join_all(patches).await {
+        for response in join_all(patches).await {
             assert_eq!(response.status(), StatusCode::OK);
         }
         let after = app.get_ok(&format!("{READ}/{id}"), &token).await;
@@ -451,34 +452,4 @@ async fn homonym_of_no_campaign(app: &TestApp, path: &str) -> (&'static str, i64
 
 async fn refs_of_brazil(app: &TestApp) -> (String, Refs) {
     references(app, "BR").await
-}
-
-/// Awaits every future concurrently, keeping their order.
-async fn futures_join_all<F: std::future::Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
-    let handles: Vec<_> = futures.into_iter().map(Box::pin).collect();
-    let mut outputs = Vec::with_capacity(handles.len());
-    let mut pending: Vec<_> = handles.into_iter().map(Some).collect();
-    let mut results: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut done = true;
-        for (slot, result) in pending.iter_mut().zip(results.iter_mut()) {
-            if let Some(future) = slot {
-                match future.as_mut().poll(cx) {
-                    std::task::Poll::Ready(output) => {
-                        *result = Some(output);
-                        *slot = None;
-                    }
-                    std::task::Poll::Pending => done = false,
-                }
-            }
-        }
-        if done {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-    outputs.extend(results.into_iter().flatten());
-    outputs
 }
