@@ -1,10 +1,11 @@
 //! The job table: background work that outlives any one request or process.
 //!
 //! A job is claimed by one worker at a time under a lease (`locked_by`, `locked_until`); PostgreSQL claims with
-//! `FOR UPDATE SKIP LOCKED`, so several server processes never take the same job. The work is done in chunks, each
-//! chunk and the job's progress committed in one transaction, so a worker killed mid-job loses at most an
-//! uncommitted chunk: when its lease runs out another worker (or the same process, restarted) resumes at the first
-//! row not yet processed.
+//! `FOR UPDATE SKIP LOCKED`, so several server processes never take the same job, and a chunk keeps the job's row
+//! locked until it commits, so a lease that runs out mid-chunk does not let a second worker redo its rows. The work is
+//! done in chunks, each chunk and the job's progress committed in one transaction, so a worker killed mid-job loses at
+//! most an uncommitted chunk: when its lease runs out another worker (or the same process, restarted) resumes at the
+//! first row not yet processed.
 
 use std::time::Duration;
 
@@ -133,12 +134,19 @@ impl Store {
         lease: Duration,
     ) -> Result<Progress, StoreError> {
         let now = now_millis();
+        let lock = match self.db.dialect() {
+            // The job's row stays locked until the chunk commits, so a claim (which skips locked rows) cannot hand the
+            // job to another worker while this one's lease runs out in the middle of a chunk.
+            Dialect::Postgres => " FOR UPDATE",
+            // SQLite's writer lock already keeps claims out until the chunk commits.
+            Dialect::Sqlite => "",
+        };
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let state: Option<JobState> = sqlx::query_as(
+            let state: Option<JobState> = sqlx::query_as(&format!(
                 "SELECT input, total_items, processed_items, failed_items, result, locked_by FROM jobs \
-                 WHERE society_id = $1 AND id = $2 AND status = 'running'",
-            )
+                 WHERE society_id = $1 AND id = $2 AND status = 'running'{lock}"
+            ))
             .bind(job.society_id)
             .bind(job.id)
             .fetch_optional(&mut *tx)

@@ -387,5 +387,38 @@ mod restart {
             assert_eq!(late, Progress::LostLease);
             assert_eq!(app.get_ok(&detail, &token).await, done);
         }
+
+        async fn a_chunk_under_way_is_not_taken_over_when_its_lease_runs_out(app) {
+            let token = app.token(integrator("AR")).await;
+            let plot = first_id(&app, &token, "/api/v2/third_party/plots").await;
+            let master = first_id(&app, &token, "/api/v3/third_party/master_campaigns").await;
+            let count = 2_000;
+            let body = json!({ "campaigns": (1..=count).map(|n| import_row(plot, master, &format!("Lote {n}"), None)).collect::<Vec<_>>() });
+            let before = app.get_ok(CAMPAIGNS, &token).await["total_items"].as_u64().expect("total");
+            start(&app, &token, IMPORT, &body).await;
+
+            // A worker whose lease runs out at once works every row in one chunk, while another claims over and over:
+            // the chunk's rows must be created once, by whichever worker holds the job when it commits.
+            let slow = app.store.claim_job("slow-worker", Duration::ZERO).await.expect("claim").expect("a job to claim");
+            let slow_done = std::sync::atomic::AtomicBool::new(false);
+            let slow_work = async {
+                let progress = app.store.work_job(&slow, "slow-worker", count, Duration::ZERO).await;
+                slow_done.store(true, std::sync::atomic::Ordering::SeqCst);
+                progress
+            };
+            let rival_work = async {
+                while !slow_done.load(std::sync::atomic::Ordering::SeqCst) {
+                    if let Some(job) = app.store.claim_job("rival", Duration::from_secs(60)).await.expect("claim") {
+                        return Some(app.store.work_job(&job, "rival", count, Duration::from_secs(60)).await.expect("work"));
+                    }
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                None
+            };
+            let (slow_progress, _) = tokio::join!(slow_work, rival_work);
+            assert_eq!(slow_progress.expect("the slow chunk"), Progress::Finished);
+            let after = app.get_ok(CAMPAIGNS, &token).await["total_items"].as_u64().expect("total");
+            assert_eq!(after, before + count as u64, "every row created once");
+        }
     }
 }
