@@ -18,7 +18,7 @@ use rand::RngCore;
 use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect};
+use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect, RowLock};
 use crate::list::society_version;
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
@@ -404,10 +404,7 @@ impl Store {
         let config = &self.config.auth;
         let now = now_millis();
         let hash = digest(refresh_token);
-        let lock = match self.db.dialect() {
-            Dialect::Postgres => " FOR UPDATE",
-            Dialect::Sqlite => "",
-        };
+        let lock = self.db.dialect().lock_rows(RowLock::Update);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let row: Option<RefreshRow> = sqlx::query_as(&format!(

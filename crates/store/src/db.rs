@@ -369,6 +369,27 @@ pub enum Dialect {
     Postgres,
 }
 
+/// How a write transaction holds the rows it reads until it commits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RowLock {
+    /// Rows the transaction goes on to change: concurrent writers of them wait.
+    Update,
+    /// Rows the transaction relies on staying as read (a live parent): changing them waits.
+    Share,
+}
+
+impl Dialect {
+    /// The clause to end a `SELECT` with for `lock`. PostgreSQL's writers run side by side and need it; SQLite's
+    /// write transactions (`BEGIN IMMEDIATE`) run one at a time, which already gives it.
+    pub(crate) fn lock_rows(self, lock: RowLock) -> &'static str {
+        match (self, lock) {
+            (Dialect::Sqlite, _) => "",
+            (Dialect::Postgres, RowLock::Update) => " FOR UPDATE",
+            (Dialect::Postgres, RowLock::Share) => " FOR SHARE",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

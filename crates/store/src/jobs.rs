@@ -13,7 +13,7 @@ use domain::jobs::{check_area, check_objective_yield, JobStatus, RowRefusal, CAM
 use serde_json::{json, Value};
 use wire::jobs::{CampaignImportRow, ObjectiveYieldRow};
 
-use crate::db::{with_writer, BeginWrite, Dialect};
+use crate::db::{with_writer, BeginWrite, Dialect, RowLock};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Claims of a job after which it is given up as failed.
@@ -134,13 +134,10 @@ impl Store {
         lease: Duration,
     ) -> Result<Progress, StoreError> {
         let now = now_millis();
-        let lock = match self.db.dialect() {
-            // The job's row stays locked until the chunk commits, so a claim (which skips locked rows) cannot hand the
-            // job to another worker while this one's lease runs out in the middle of a chunk.
-            Dialect::Postgres => " FOR UPDATE",
-            // SQLite's writer lock already keeps claims out until the chunk commits.
-            Dialect::Sqlite => "",
-        };
+        // The job's row stays locked until the chunk commits, so a claim (which skips locked rows) cannot hand the job
+        // to another worker while this one's lease runs out in the middle of a chunk.
+        let lock = self.db.dialect().lock_rows(RowLock::Update);
+        let share = self.db.dialect().lock_rows(RowLock::Share);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let state: Option<JobState> = sqlx::query_as(&format!(
@@ -193,9 +190,11 @@ impl Store {
                     CAMPAIGN_IMPORT => match serde_json::from_value::<CampaignImportRow>(raw.clone()) {
                         Err(error) => Err(json!({ "row": row_number, "campaign_id": null, "reason": error.to_string() })),
                         Ok(row) => {
-                            let plot: Option<i64> = sqlx::query_scalar(
-                                "SELECT id FROM plots WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                            )
+                            // The plot stays live until the campaign is committed: deleting it waits (see
+                            // `Store::delete_logically`), and then finds the campaign.
+                            let plot: Option<i64> = sqlx::query_scalar(&format!(
+                                "SELECT id FROM plots WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{share}"
+                            ))
                             .bind(job.society_id)
                             .bind(row.plot_id)
                             .fetch_optional(&mut *tx)

@@ -1,5 +1,6 @@
 //! Establishments: list, detail, create and logical delete, and how they show in incremental sync.
 
+use client::futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -104,6 +105,24 @@ on_both_backends! {
         assert_eq!(code, 409);
         assert!(message.contains("plots"), "{message}");
         assert_eq!(app.get_ok(&format!("{PATH}/{}", first["id"]), &token).await, first, "nothing changed");
+    }
+
+    async fn an_establishment_is_never_deleted_with_a_plot_created_in_it_at_the_same_time(app) {
+        let token = app.token(integrator("AR")).await;
+        let farmer = first_farmer(&app, &token).await;
+        for round in 0..8 {
+            let created: Value = app.post(PATH, &token, &json!({ "name": format!("Carrera {round}"), "farmer_id": farmer })).await.json().await.expect("JSON");
+            let id = created["id"].clone();
+            let plot = json!({ "name": "Lote nuevo", "establishment_id": id, "area": 12.5 });
+            let creates = join_all((0..4).map(|_| app.post("/api/v3/third_party/plots", &token, &plot)));
+            let path = format!("{PATH}/{id}");
+            let (deleted, plots) = tokio::join!(app.delete(&path, &token), creates);
+            let stored = plots.iter().filter(|plot| plot.status() == StatusCode::CREATED).count();
+            assert!(
+                !(deleted.status() == StatusCode::OK && stored > 0),
+                "round {round}: the establishment was deleted and {stored} live plots were created in it"
+            );
+        }
     }
 
     async fn unknown_ids_are_404_naming_the_resource_and_id(app) {

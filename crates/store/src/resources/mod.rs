@@ -10,7 +10,7 @@ pub mod planning;
 pub mod plots;
 pub mod work_orders;
 
-use crate::db::{with_writer, BeginWrite};
+use crate::db::{with_writer, BeginWrite, RowLock};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// Records that would be left pointing at a deleted record.
@@ -44,10 +44,13 @@ impl Store {
     ) -> Result<Result<R::Item, Refusal>, StoreError> {
         let society_id = scope.society_id();
         let now = now_millis();
+        // The record stays locked until the delete commits: a write that creates a dependant locks it to share and
+        // checks it is live, so it either commits first (and is counted below) or waits and finds it deleted.
+        let lock = self.db.dialect().lock_rows(RowLock::Update);
         let outcome: Result<(), Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let current: Option<Option<i64>> =
-                sqlx::query_scalar(&format!("SELECT deleted_at FROM {} WHERE society_id = $1 AND id = $2", R::TABLE))
+                sqlx::query_scalar(&format!("SELECT deleted_at FROM {} WHERE society_id = $1 AND id = $2{lock}", R::TABLE))
                     .bind(society_id)
                     .bind(id)
                     .fetch_optional(&mut *tx)

@@ -3,7 +3,7 @@
 use wire::plots::NewPlot;
 
 use super::{Deletable, Dependant, Refusal};
-use crate::db::{with_writer, BeginWrite};
+use crate::db::{with_writer, BeginWrite, RowLock};
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
 resource! {
@@ -58,11 +58,13 @@ impl Store {
         }
         let society_id = scope.society_id();
         let now = now_millis();
+        // The establishment stays live until the plot is committed: deleting it waits (see `Store::delete_logically`).
+        let share = self.db.dialect().lock_rows(RowLock::Share);
         let created: Option<i64> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let establishment: Option<i64> = sqlx::query_scalar(
-                "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-            )
+            let establishment: Option<i64> = sqlx::query_scalar(&format!(
+                "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{share}"
+            ))
             .bind(society_id)
             .bind(new.establishment_id)
             .fetch_optional(&mut *tx)

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use domain::work_orders::{check, LabourLine, Rule, StateFlags, Violation, WorkOrderCommand};
 use wire::operations::WorkOrder;
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect, RowLock, Sql, IDS_PER_QUERY};
 use crate::resources::operations::{assemble, LabourRow, SupplyRow, WorkOrderHeaders, WorkOrderRow};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
@@ -706,10 +706,7 @@ impl Store {
         let lookup_statements = lookups.statements();
         let mut violations = check(command, society_id);
         let now = now_millis();
-        let lock = match dialect {
-            Dialect::Postgres => " FOR UPDATE",
-            Dialect::Sqlite => "",
-        };
+        let lock = dialect.lock_rows(RowLock::Update);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let mut kept = Kept { active: true, created_at: now };
