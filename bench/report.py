@@ -129,8 +129,13 @@ def create_reach(result, results):
         return ""
     server = own / result["requests"] * 1e6
     reach = 1e6 / (server + micros(writes))
-    return (f"; one core allows at most {reach:,.0f}: the API server's own {server:.0f} µs a create and "
-            f"PostgreSQL's {micros(writes):.0f} µs for its writes alone (pgbench rows)")
+    shown = (f"; one core allows at most {reach:,.0f}: the API server's own {server:.0f} µs a create and "
+             f"PostgreSQL's {micros(writes):.0f} µs for its writes alone (pgbench rows)")
+    unchecked = per_core(find(results, "pg_create_unchecked"))
+    if unchecked:
+        shown += (f"; {1e6 / (server + micros(unchecked)):,.0f} were the writes neither counted nor checked by "
+                  "foreign keys")
+    return shown
 
 
 # Rows measured for comparison, with no target of their own: the ceiling, the peer, the plots page read afresh every
