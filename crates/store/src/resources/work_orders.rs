@@ -15,6 +15,19 @@ use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dia
 use crate::resources::operations::{assemble, LabourRow, SupplyRow, WorkOrderHeaders, WorkOrderRow};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
+/// Another live order of the society with the external id (`?`: the society, the external id, the order written,
+/// which a replacement keeps): what a write looks for before it writes, and again if the database then refuses it.
+const EXTERNAL_ID_HOLDER: &str =
+    "id FROM work_orders WHERE society_id = ? AND external_id = ? AND deleted_at IS NULL AND id <> ?";
+
+fn external_id_holder_args(society_id: i64, external_id: &str, own_id: i64) -> [Arg; 3] {
+    [
+        Arg::Int(society_id),
+        Arg::Text(external_id.to_owned()),
+        Arg::Int(own_id),
+    ]
+}
+
 /// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
 const LINES_PER_INSERT: usize = 100;
 
@@ -689,13 +702,8 @@ impl Store {
         let (mut lookups, kinds) = reference_lookups(command, scope, own_id);
         let duplicate = external_id.map(|external_id| {
             lookups.add_query(
-                "id FROM work_orders WHERE society_id = ? AND external_id = ? AND deleted_at IS NULL AND id <> ?"
-                    .to_owned(),
-                &[
-                    Arg::Int(society_id),
-                    Arg::Text(external_id.to_owned()),
-                    Arg::Int(own_id),
-                ],
+                EXTERNAL_ID_HOLDER.to_owned(),
+                &external_id_holder_args(society_id, external_id, own_id),
             )
         });
         let new_order = lookups.reserve(dialect, "work_orders", usize::from(mode == WriteMode::Create));
@@ -876,16 +884,13 @@ impl Store {
             .as_database_error()
             .is_some_and(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
         if let (true, Some(external_id)) = (unique, external_id) {
+            let mut select = Sql::default();
+            select.push("SELECT ").push_with(
+                EXTERNAL_ID_HOLDER,
+                &external_id_holder_args(society_id, external_id, own_id),
+            );
             let holder: Option<i64> = with_reader!(&self.db, pool => {
-                sqlx::query_scalar(
-                    "SELECT id FROM work_orders WHERE society_id = $1 AND external_id = $2 AND deleted_at IS NULL \
-                     AND id <> $3",
-                )
-                .bind(society_id)
-                .bind(external_id)
-                .bind(own_id)
-                .fetch_optional(pool)
-                .await?
+                bind_args!(sqlx::query_scalar(&select.text), &select.args).fetch_optional(pool).await?
             });
             if let Some(holder) = holder {
                 return Ok(Err(WorkOrderRefusal::DuplicateExternalId(holder)));
