@@ -1,7 +1,8 @@
 -- What one work-order create writes on PostgreSQL (an order, 5 supplies, 5 labours and their 15 links), as one
 -- statement, for pgbench: the database's own ceiling for creates, without lookups, answers or HTTP. Ids are the large
--- society's (see target/bench/work_order.json). Run against the benchmark's copy, PostgreSQL on core 0:
---   taskset -c 1 pgbench -h 127.0.0.1 -p PORT -U postgres -n -c 64 -j 1 -T 10 -M prepared -f bench/pgbench_create.sql bench_run
+-- society's (see target/bench/work_order.json). bench/run's "PostgreSQL alone" rows run it against the benchmark's
+-- copy, PostgreSQL on core 0:
+--   taskset -c 1 pgbench -h 127.0.0.1 -p PORT -U postgres -n -c 16 -j 1 -T 10 -M prepared -f bench/pgbench_create.sql bench_run
 \set r random(1, 1000000000)
 WITH o AS (
   INSERT INTO work_orders (society_id, external_id, system_id, name, date, voucher_date, voucher_type_id, pending, executed, confirmed, created_at, updated_at)
