@@ -1059,8 +1059,9 @@ const NUMBERED: &[&str] = &[
     "device_events",
 ];
 
-/// Moves PostgreSQL's sequences past the explicit ids and refreshes its statistics (as autovacuum would soon); the
-/// triggers of `table_versions` have already marked the society changed.
+/// Moves PostgreSQL's sequences past the explicit ids, then vacuums and analyzes the database: autovacuum would
+/// otherwise do it in the minutes after the load, on the benchmark's core while it measures. The triggers of
+/// `table_versions` have already marked the society changed.
 async fn finish(store: &Store) -> Result<(), AdminError> {
     let postgres = store.dialect() == Dialect::Postgres;
     with_writer!(&store.db, pool => {
@@ -1076,7 +1077,7 @@ async fn finish(store: &Store) -> Result<(), AdminError> {
         }
         tx.commit().await?;
         if postgres {
-            sqlx::query("ANALYZE").execute(pool).await?;
+            sqlx::query("VACUUM (ANALYZE)").execute(pool).await?;
         }
     });
     Ok(())
