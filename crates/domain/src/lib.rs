@@ -5,19 +5,26 @@
 //! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
 //! - [`country`]: the countries the platform operates in.
 //! - [`jobs`]: background jobs' kinds, states and row rules.
+//! - [`refusal`]: every reason a write can be refused, named once.
+//! - [`master_data`]: establishment, plot and applicator write commands and their rules.
+//! - [`field`]: silobag campaign rows, devices and device events (the farm field's writes) and their rules.
 //! - [`work_orders`]: the work-order write command and the rules it must meet.
 //! - [`lang`]: which language an error message is written in.
 
 pub mod country;
+pub mod field;
 pub mod filters;
 pub mod jobs;
 pub mod lang;
+pub mod master_data;
 pub mod page;
+pub mod refusal;
 pub mod work_orders;
 
 pub use filters::{AuditFilters, FilterError, Generation};
 pub use lang::Lang;
 pub use page::{NextPagePolicy, PageError, PageRequest, PageWindow};
+pub use refusal::{Refusal, Rule, Violation};
 
 /// The largest area, in hectares, a record may state: larger than any real plot or campaign, and small enough that
 /// sums over a society's plots stay finite and rounding to hundredths stays exact.

@@ -4,6 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::refusal::{positive, Rule, Violation};
+
 /// The only `system_id` a third party may write.
 pub const THIRD_PARTY_SYSTEM: &str = "third_party";
 
@@ -93,64 +95,6 @@ pub struct LabourLine {
     pub state: StateFlags,
 }
 
-/// A rule a write broke.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rule {
-    /// `system_id` is not `third_party`.
-    SystemId(String),
-    /// `extra_fields.company.local_id` is not the caller's society.
-    Company {
-        /// What was sent.
-        sent: i64,
-        /// The caller's society.
-        expected: i64,
-    },
-    /// A required text is blank.
-    Blank,
-    /// A quantity that must be positive is not.
-    NotPositive(f64),
-    /// `cultivation.local_id` is not a live campaign of the caller's society. Says whether the id exists as a crop
-    /// species or as a v3 cultivation row, the usual confusions.
-    NotACampaign {
-        /// The id sent.
-        id: i64,
-        /// A species has this id.
-        species: bool,
-        /// One of the society's v3 cultivation rows has this id.
-        cultivation: bool,
-    },
-    /// The referenced record is not one of the caller's (or, for catalogues, its country's) live records.
-    Unknown(i64),
-    /// A line's `local_id` is not a line of this order.
-    UnknownLine(i64),
-    /// Two lines carry the same `local_id`.
-    DuplicateLine(i64),
-    /// The same id is listed twice.
-    Repeated(i64),
-}
-
-/// A broken rule and where: a JSON path such as `supplies[2].area_applied`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// Where in the body.
-    pub path: String,
-    /// What is wrong.
-    pub rule: Rule,
-}
-
-impl Violation {
-    /// A violation at `path`.
-    pub fn new(path: impl Into<String>, rule: Rule) -> Self {
-        Self {
-            path: path.into(),
-            rule,
-        }
-    }
-}
-
-fn positive(value: f64) -> bool {
-    value.is_finite() && value > 0.0
-}
 
 /// The rules that need no database: system id, company, names, quantities, repeated ids.
 pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {

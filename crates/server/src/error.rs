@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use domain::{FilterError, PageError};
+use domain::{FilterError, PageError, Refusal};
 use store::list::ListError;
-use store::resources::Refusal;
 use store::StoreError;
 
 use crate::i18n::Msg;
@@ -86,22 +85,18 @@ impl ApiError {
         }
     }
 
-    /// A write refused by a rule, with the status the rule calls for.
+    /// A write to a record of `resource` (`id`, when the write names one) refused, with the status its reason
+    /// calls for.
     pub fn refusal(refusal: Refusal, resource: &'static str, id: impl ToString) -> Self {
-        match refusal {
-            Refusal::Blank(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::Blank(field)),
-            Refusal::NotPositive(field) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::NotPositive(field)),
-            Refusal::OutOfRange { field, min, max } => {
-                Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::OutOfRange { field, min, max })
-            }
-            Refusal::UnknownReference { field, id } => {
-                Self::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::UnknownReference { field, id })
-            }
-            Refusal::NotFound => Self::not_found(resource, id),
-            Refusal::HasDependants { resource, count } => {
-                Self::new(StatusCode::CONFLICT, Msg::HasDependants { resource, count })
-            }
-        }
+        let status = match refusal {
+            Refusal::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Refusal::TooManyItems { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Refusal::NotFound => return Self::not_found(resource, id),
+            Refusal::HasDependants { .. } | Refusal::ReadOnly | Refusal::DuplicateExternalId(_) => StatusCode::CONFLICT,
+            Refusal::Stale => StatusCode::PRECONDITION_FAILED,
+        };
+        let id = id.to_string();
+        Self::new(status, Msg::Refused { resource, id, refusal })
     }
 }
 

@@ -1,8 +1,9 @@
 //! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
 
+mod refusal;
+
 use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};
-use domain::work_orders::{Rule, Violation, THIRD_PARTY_SYSTEM};
-use domain::{FilterError, Lang};
+use domain::{FilterError, Lang, Refusal};
 
 /// A message, before it is put into words.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,24 +62,8 @@ pub enum Msg {
     Unavailable,
     /// Anything unexpected; details are only in the server's log.
     Internal,
-    /// A required text field is blank.
-    Blank(&'static str),
-    /// A number that must be positive is not.
-    NotPositive(&'static str),
-    /// A reference to a record that the caller's society does not have.
-    UnknownReference { field: &'static str, id: i64 },
-    /// The record still has live dependants.
-    HasDependants { resource: &'static str, count: i64 },
     /// An error status with no more specific message.
     Status(u16),
-    /// A work-order write breaks these rules.
-    InvalidWorkOrder(Vec<Violation>),
-    /// The work order is read-only.
-    WorkOrderReadOnly(i64),
-    /// `If-Match` does not name the work order's current version.
-    WorkOrderStale(i64),
-    /// Another live work order has this `external_id`.
-    DuplicateExternalId(i64),
     /// The applicators list was asked for a page past its last (answered with envelope code 0).
     PageBeyondMaximum { page: u64, max: u64 },
     /// A boolean filter other than `active` (e.g. a work order's `pending`) is not 1, 0, true or false.
@@ -91,20 +76,8 @@ pub enum Msg {
     IdempotencyInProgress,
     /// The API-key header (named here) was sent, but is not a live key of the caller's society.
     InvalidApiKey(String),
-    /// A number outside its range, bounds included.
-    OutOfRange { field: &'static str, min: f64, max: f64 },
-    /// A value outside a fixed set, listed.
-    NotOneOf { field: &'static str, allowed: &'static str },
-    /// A field that a device of this kind must have.
-    RequiredForKind { field: &'static str, kind: &'static str },
-    /// A field that a device of this kind must not have.
-    NotForKind { field: &'static str, kind: &'static str },
-    /// The silobag lies in another establishment than the one named.
-    SilobagElsewhere { silobag_id: i64, establishment_id: i64 },
-    /// Items of a batch broke rules, nothing was stored: the first failures by index, and how many failed in all.
-    InvalidItems { failures: Vec<(usize, Msg)>, total: usize },
-    /// A batch has more items than allowed.
-    TooManyItems { sent: usize, max: usize },
+    /// A write was refused: the record's resource, its id when the write names one, and why.
+    Refused { resource: &'static str, id: String, refusal: Refusal },
     /// A job body's `campaigns` list is empty or longer than a job may be.
     JobRows { count: usize, max: usize },
 }
@@ -243,63 +216,11 @@ impl Msg {
             (Msg::Internal, Es) => "Error interno del servidor.".into(),
             (Msg::Internal, Pt) => "Erro interno do servidor.".into(),
             (Msg::Internal, En) => "Internal server error.".into(),
-            (Msg::Blank(f), Es) => format!("El campo {f} es obligatorio y no puede estar vacío."),
-            (Msg::Blank(f), Pt) => format!("O campo {f} é obrigatório e não pode estar vazio."),
-            (Msg::Blank(f), En) => format!("The field {f} is required and must not be blank."),
-            (Msg::NotPositive(f), Es) => format!("El campo {f} debe ser un número mayor que cero."),
-            (Msg::NotPositive(f), Pt) => format!("O campo {f} deve ser um número maior que zero."),
-            (Msg::NotPositive(f), En) => format!("The field {f} must be a number greater than zero."),
-            (Msg::UnknownReference { field, id }, Es) => {
-                format!("{field}: no existe el registro {id} en su sociedad.")
-            }
-            (Msg::UnknownReference { field, id }, Pt) => {
-                format!("{field}: não existe o registro {id} na sua sociedade.")
-            }
-            (Msg::UnknownReference { field, id }, En) => {
-                format!("{field}: there is no record {id} in your society.")
-            }
-            (Msg::HasDependants { resource, count }, Es) => {
-                format!("No se puede eliminar: tiene {count} {resource} activos.")
-            }
-            (Msg::HasDependants { resource, count }, Pt) => {
-                format!("Não é possível excluir: tem {count} {resource} ativos.")
-            }
-            (Msg::HasDependants { resource, count }, En) => {
-                format!("Cannot delete: it still has {count} live {resource}.")
-            }
             (Msg::Status(code), Es) => format!("La solicitud no pudo completarse (HTTP {code})."),
             (Msg::Status(code), Pt) => {
                 format!("A requisição não pôde ser concluída (HTTP {code}).")
             }
             (Msg::Status(code), En) => format!("The request could not be completed (HTTP {code})."),
-            (Msg::InvalidWorkOrder(violations), lang) => {
-                let details: Vec<String> = violations.iter().map(|v| violation_text(v, lang)).collect();
-                let intro = match lang {
-                    Es => "La orden de trabajo no es válida",
-                    Pt => "A ordem de trabalho não é válida",
-                    En => "The work order is not valid",
-                };
-                format!("{intro}: {}", details.join("; "))
-            }
-            (Msg::WorkOrderReadOnly(id), Es) => {
-                format!("La orden de trabajo {id} es de solo lectura y no puede modificarse.")
-            }
-            (Msg::WorkOrderReadOnly(id), Pt) => {
-                format!("A ordem de trabalho {id} é somente leitura e não pode ser modificada.")
-            }
-            (Msg::WorkOrderReadOnly(id), En) => format!("Work order {id} is read-only and cannot be modified."),
-            (Msg::WorkOrderStale(id), Es) => {
-                format!("La orden de trabajo {id} cambió desde que la leyó (If-Match); léala de nuevo.")
-            }
-            (Msg::WorkOrderStale(id), Pt) => {
-                format!("A ordem de trabalho {id} mudou desde que foi lida (If-Match); leia-a novamente.")
-            }
-            (Msg::WorkOrderStale(id), En) => {
-                format!("Work order {id} changed since you read it (If-Match); read it again.")
-            }
-            (Msg::DuplicateExternalId(id), Es) => format!("Ya existe la orden de trabajo {id} con ese external_id."),
-            (Msg::DuplicateExternalId(id), Pt) => format!("Já existe a ordem de trabalho {id} com esse external_id."),
-            (Msg::DuplicateExternalId(id), En) => format!("Work order {id} already has that external_id."),
             (Msg::PageBeyondMaximum { page, max }, Es) => {
                 format!("La página solicitada ({page}) supera la página máxima ({max}).")
             }
@@ -348,94 +269,7 @@ impl Msg {
             (Msg::InvalidApiKey(h), Es) => format!("El encabezado {h} no es una clave de API válida de su sociedad."),
             (Msg::InvalidApiKey(h), Pt) => format!("O cabeçalho {h} não é uma chave de API válida da sua sociedade."),
             (Msg::InvalidApiKey(h), En) => format!("The {h} header is not a valid API key of your society."),
-            (Msg::OutOfRange { field, min, max }, Es) => {
-                format!("El campo {field} debe ser un número entre {min} y {max}.")
-            }
-            (Msg::OutOfRange { field, min, max }, Pt) => {
-                format!("O campo {field} deve ser um número entre {min} e {max}.")
-            }
-            (Msg::OutOfRange { field, min, max }, En) => {
-                format!("The field {field} must be a number from {min} to {max}.")
-            }
-            (Msg::NotOneOf { field, allowed }, Es) => format!("El campo {field} debe ser uno de: {allowed}."),
-            (Msg::NotOneOf { field, allowed }, Pt) => format!("O campo {field} deve ser um de: {allowed}."),
-            (Msg::NotOneOf { field, allowed }, En) => format!("The field {field} must be one of: {allowed}."),
-            (Msg::RequiredForKind { field, kind }, Es) => {
-                format!("El campo {field} es obligatorio para los dispositivos {kind}.")
-            }
-            (Msg::RequiredForKind { field, kind }, Pt) => {
-                format!("O campo {field} é obrigatório para os dispositivos {kind}.")
-            }
-            (Msg::RequiredForKind { field, kind }, En) => format!("The field {field} is required for {kind} devices."),
-            (Msg::NotForKind { field, kind }, Es) => {
-                format!("El campo {field} no corresponde a los dispositivos {kind}; omítalo.")
-            }
-            (Msg::NotForKind { field, kind }, Pt) => {
-                format!("O campo {field} não se aplica aos dispositivos {kind}; omita-o.")
-            }
-            (Msg::NotForKind { field, kind }, En) => {
-                format!("The field {field} does not apply to {kind} devices; omit it.")
-            }
-            (
-                Msg::SilobagElsewhere {
-                    silobag_id,
-                    establishment_id,
-                },
-                Es,
-            ) => {
-                format!("silobag_id: el silobolsa {silobag_id} no está en el establecimiento {establishment_id}.")
-            }
-            (
-                Msg::SilobagElsewhere {
-                    silobag_id,
-                    establishment_id,
-                },
-                Pt,
-            ) => {
-                format!("silobag_id: o silo bolsa {silobag_id} não está no estabelecimento {establishment_id}.")
-            }
-            (
-                Msg::SilobagElsewhere {
-                    silobag_id,
-                    establishment_id,
-                },
-                En,
-            ) => {
-                format!("silobag_id: silobag {silobag_id} is not in establishment {establishment_id}.")
-            }
-            (Msg::InvalidItems { failures, total }, lang) => {
-                let details: Vec<String> = failures
-                    .iter()
-                    .map(|(index, msg)| format!("[{index}].{}", msg.text(lang).trim_end_matches('.')))
-                    .collect();
-                let (intro, more) = match lang {
-                    Es => (
-                        format!("{total} elementos no son válidos; no se guardó ninguno"),
-                        "y otros",
-                    ),
-                    Pt => (format!("{total} itens não são válidos; nenhum foi salvo"), "e outros"),
-                    En => (format!("{total} items are not valid; none was stored"), "and"),
-                };
-                let mut text = format!("{intro}: {}", details.join("; "));
-                if *total > failures.len() {
-                    let rest = total - failures.len();
-                    text.push_str(&match lang {
-                        En => format!("; {more} {rest} more"),
-                        _ => format!("; {more} {rest}"),
-                    });
-                }
-                text.push('.');
-                text
-            }
-            (Msg::TooManyItems { sent, max }, Es) => {
-                format!("Se enviaron {sent} elementos; el máximo por solicitud es {max}.")
-            }
-            (Msg::TooManyItems { sent, max }, Pt) => {
-                format!("Foram enviados {sent} itens; o máximo por requisição é {max}.")
-            }
-            (Msg::TooManyItems { sent, max }, En) => {
-                format!("{sent} items were sent; the most a request may carry is {max}.")
-            }
+            (Msg::Refused { resource, id, refusal }, lang) => refusal::refusal_text(resource, id, refusal, lang),
             (Msg::JobRows { count, max }, Es) => {
                 format!("La lista campaigns debe tener entre 1 y {max} filas; se recibieron {count}.")
             }
@@ -446,82 +280,6 @@ impl Msg {
                 format!("The campaigns list must have from 1 to {max} rows; got {count}.")
             }
         }
-    }
-}
-
-fn violation_text(violation: &Violation, lang: Lang) -> String {
-    let path = &violation.path;
-    match (&violation.rule, lang) {
-        (Rule::SystemId(sent), Lang::Es) => format!("{path} debe ser \"{THIRD_PARTY_SYSTEM}\" (se recibió {sent:?})"),
-        (Rule::SystemId(sent), Lang::Pt) => format!("{path} deve ser \"{THIRD_PARTY_SYSTEM}\" (recebido {sent:?})"),
-        (Rule::SystemId(sent), Lang::En) => format!("{path} must be \"{THIRD_PARTY_SYSTEM}\" (got {sent:?})"),
-        (Rule::Company { sent, expected }, Lang::Es) => {
-            format!("{path} es {sent}, pero debe ser su sociedad, {expected}")
-        }
-        (Rule::Company { sent, expected }, Lang::Pt) => {
-            format!("{path} é {sent}, mas deve ser a sua sociedade, {expected}")
-        }
-        (Rule::Company { sent, expected }, Lang::En) => {
-            format!("{path} is {sent}, but must be your society, {expected}")
-        }
-        (Rule::Blank, Lang::Es) => format!("{path} es obligatorio y no puede estar vacío"),
-        (Rule::Blank, Lang::Pt) => format!("{path} é obrigatório e não pode estar vazio"),
-        (Rule::Blank, Lang::En) => format!("{path} is required and must not be blank"),
-        (Rule::NotPositive(value), Lang::Es) => format!("{path} debe ser mayor que cero (se recibió {value})"),
-        (Rule::NotPositive(value), Lang::Pt) => format!("{path} deve ser maior que zero (recebido {value})"),
-        (Rule::NotPositive(value), Lang::En) => format!("{path} must be greater than zero (got {value})"),
-        (
-            Rule::NotACampaign {
-                id,
-                species,
-                cultivation,
-            },
-            lang,
-        ) => {
-            let (rule, as_species, as_cultivation) = match lang {
-                Lang::Es => (
-                    format!("{path}: {id} no es una campaña de su sociedad; cultivation.local_id lleva el id de una campaña (campaigns.id), no el de una especie ni el de un cultivo"),
-                    format!(" ({id} es una especie del catálogo de cultivos)"),
-                    format!(" ({id} es un registro de /cultivations; envíe su campaign_id)"),
-                ),
-                Lang::Pt => (
-                    format!("{path}: {id} não é uma campanha da sua sociedade; cultivation.local_id leva o id de uma campanha (campaigns.id), não o de uma espécie nem o de um cultivo"),
-                    format!(" ({id} é uma espécie do catálogo de culturas)"),
-                    format!(" ({id} é um registro de /cultivations; envie o seu campaign_id)"),
-                ),
-                Lang::En => (
-                    format!("{path}: {id} is not a campaign of your society; cultivation.local_id carries a campaign id (campaigns.id), not a species id nor a cultivation id"),
-                    format!(" ({id} is a crop species of the catalogue)"),
-                    format!(" ({id} is a /cultivations record; send its campaign_id)"),
-                ),
-            };
-            let mut text = rule;
-            if *species {
-                text.push_str(&as_species);
-            }
-            if *cultivation {
-                text.push_str(&as_cultivation);
-            }
-            text
-        }
-        (Rule::Unknown(id), Lang::Es) => format!("{path}: {id} no existe o no está disponible para su sociedad"),
-        (Rule::Unknown(id), Lang::Pt) => format!("{path}: {id} não existe ou não está disponível para a sua sociedade"),
-        (Rule::Unknown(id), Lang::En) => format!("{path}: {id} does not exist or is not available to your society"),
-        (Rule::UnknownLine(id), Lang::Es) => {
-            format!("{path}: {id} no es una línea de esta orden; omita local_id para agregar una línea")
-        }
-        (Rule::UnknownLine(id), Lang::Pt) => {
-            format!("{path}: {id} não é uma linha desta ordem; omita local_id para adicionar uma linha")
-        }
-        (Rule::UnknownLine(id), Lang::En) => {
-            format!("{path}: {id} is not a line of this order; omit local_id to add a line")
-        }
-        (Rule::DuplicateLine(id), Lang::Es) => format!("{path}: la línea {id} aparece dos veces"),
-        (Rule::DuplicateLine(id), Lang::Pt) => format!("{path}: a linha {id} aparece duas vezes"),
-        (Rule::DuplicateLine(id), Lang::En) => format!("{path}: line {id} appears twice"),
-        (Rule::Repeated(id), Lang::Es) => format!("{path}: {id} está repetido"),
-        (Rule::Repeated(id), Lang::Pt) => format!("{path}: {id} está repetido"),
-        (Rule::Repeated(id), Lang::En) => format!("{path}: {id} is repeated"),
     }
 }
 

@@ -132,7 +132,7 @@ impl Grant {
 
 /// Why no tokens were issued.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub enum LoginRefusal {
     /// Unknown email, wrong password, or an unusable token; deliberately indistinguishable.
     BadCredentials,
     /// The credentials are right but the account lacks [`API_ROLE`] or is disabled.
@@ -310,7 +310,7 @@ impl Store {
         email: &str,
         password: &str,
         address: &str,
-    ) -> Result<Result<Grant, Refusal>, StoreError> {
+    ) -> Result<Result<Grant, LoginRefusal>, StoreError> {
         let config = &self.config.auth;
         let email = email.trim().to_lowercase();
         let subjects = [format!("account:{email}"), format!("address:{address}")];
@@ -328,7 +328,7 @@ impl Store {
             if count >= limit {
                 let retry_ms = oldest.unwrap_or(now) + millis(config.failure_window) - now;
                 let retry = Duration::from_millis(u64::try_from(retry_ms).unwrap_or(0)).max(Duration::from_secs(1));
-                return Ok(Err(Refusal::Throttled(retry)));
+                return Ok(Err(LoginRefusal::Throttled(retry)));
             }
         }
         let account: Option<Account> = with_reader!(&self.db, pool => {
@@ -365,11 +365,11 @@ impl Store {
                     }
                     tx.commit().await?;
                 });
-                return Ok(Err(Refusal::BadCredentials));
+                return Ok(Err(LoginRefusal::BadCredentials));
             }
         };
         if !account.active || !has_api_role(&account.roles) {
-            return Ok(Err(Refusal::NotPermitted));
+            return Ok(Err(LoginRefusal::NotPermitted));
         }
         let family = new_secret(account.society_id);
         let (access, refresh, expires_at) = with_writer!(&self.db, pool => {
@@ -397,9 +397,9 @@ impl Store {
     /// The token's row is locked until the trade commits (PostgreSQL `FOR UPDATE`; SQLite has one writer), so the
     /// same token presented twice at once is traded once and then seen as reused.
     #[tracing::instrument(skip_all)]
-    pub async fn refresh(&self, refresh_token: &str) -> Result<Result<Grant, Refusal>, StoreError> {
+    pub async fn refresh(&self, refresh_token: &str) -> Result<Result<Grant, LoginRefusal>, StoreError> {
         let Some(society_id) = society_of(refresh_token) else {
-            return Ok(Err(Refusal::BadCredentials));
+            return Ok(Err(LoginRefusal::BadCredentials));
         };
         let config = &self.config.auth;
         let now = now_millis();
@@ -415,7 +415,7 @@ impl Store {
             .bind(&hash)
             .fetch_optional(&mut *tx)
             .await?;
-            let Some(row) = row else { return Ok(Err(Refusal::BadCredentials)) };
+            let Some(row) = row else { return Ok(Err(LoginRefusal::BadCredentials)) };
             if row.used_at.is_some() && row.revoked_at.is_none() {
                 tracing::warn!(society_id, user_id = row.user_id, "refresh token reused: revoking its family");
                 sqlx::query("UPDATE auth_tokens SET revoked_at = $3 WHERE society_id = $1 AND family = $2 AND revoked_at IS NULL")
@@ -425,10 +425,10 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
                 tx.commit().await?;
-                return Ok(Err(Refusal::BadCredentials));
+                return Ok(Err(LoginRefusal::BadCredentials));
             }
             if row.revoked_at.is_some() || row.used_at.is_some() || row.expires_at <= now {
-                return Ok(Err(Refusal::BadCredentials));
+                return Ok(Err(LoginRefusal::BadCredentials));
             }
             let society: SocietyRow = sqlx::query_as(&format!(
                 "SELECT s.legal_name, s.country, s.time_zone, {} AS data_version, u.roles, u.active FROM societies s \
@@ -440,7 +440,7 @@ impl Store {
             .fetch_one(&mut *tx)
             .await?;
             if !society.active || !has_api_role(&society.roles) {
-                return Ok(Err(Refusal::NotPermitted));
+                return Ok(Err(LoginRefusal::NotPermitted));
             }
             sqlx::query("UPDATE auth_tokens SET used_at = $3 WHERE society_id = $1 AND id = $2")
                 .bind(society_id)

@@ -11,6 +11,7 @@
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
+//! - `lookups`: what a write asks the database before it writes (are these ids live?), and the row locks it takes.
 //! - [`mirror`]: the local SQLite mirror `tranquera sync` keeps on the integrator's machine.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
@@ -25,6 +26,7 @@ pub mod idempotency;
 mod inline;
 pub mod jobs;
 pub mod list;
+mod lookups;
 mod migrate;
 pub mod mirror;
 pub mod pages;

@@ -1,28 +1,59 @@
-//! Establishment creation (reads and deletion are the generic ones).
+//! Establishments in v3: listed, read by id, created and logically deleted.
 
 use axum::extract::State;
+use axum::http::Method;
 use axum::response::IntoResponse;
+use domain::master_data::NewEstablishment;
+use serde_json::json;
 use store::resources::establishments::Establishments;
 use store::Resource;
-use wire::establishments::NewEstablishment;
+use wire::establishments::Establishment;
 
 use super::resources::created;
+use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
-use crate::extract::{ApiJson, Caller};
+use crate::extract::{ApiJson, Caller, V3};
 use crate::AppState;
 
 const NAME: &str = Establishments::SPEC.name;
+const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
+
+/// Registers the establishment routes.
+pub fn register(mut table: ApiTable) -> ApiTable {
+    let body = table.schema::<wire::establishments::NewEstablishment>();
+    let example = json!({ "name": "La Esperanza", "farmer_id": 1, "external_code": "ERP-EST-001" });
+    let answer = table.schema::<Establishment>();
+    table
+        .resource::<Establishments, V3>(ESTABLISHMENTS, super::MASTER_DATA)
+        .custom(
+            Method::POST,
+            ESTABLISHMENTS,
+            create,
+            Custom::write("Create an establishment", super::MASTER_DATA, (body, example), (201, answer)),
+        )
+        .delete::<Establishments>("/api/v3/third_party/establishments/{id}", super::MASTER_DATA)
+}
+
+/// The body as a command.
+fn command(body: wire::establishments::NewEstablishment) -> NewEstablishment {
+    NewEstablishment {
+        name: body.name,
+        farmer_id: body.farmer_id,
+        external_code: body.external_code,
+        active: body.active.unwrap_or(true),
+    }
+}
 
 /// `POST /api/v3/third_party/establishments`: 201 with the stored establishment.
-pub async fn create(
+async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(body): ApiJson<NewEstablishment>,
+    ApiJson(body): ApiJson<wire::establishments::NewEstablishment>,
 ) -> Result<impl IntoResponse, ApiError> {
     let record = state
         .store
-        .create_establishment(&caller.scope, &body)
+        .create_establishment(&caller.scope, &command(body))
         .await?
         .map_err(|r| ApiError::refusal(r, NAME, ""))?;
-    Ok(created("/api/v3/third_party/establishments", record.id, record))
+    Ok(created(ESTABLISHMENTS, record.id, record))
 }

@@ -1,10 +1,10 @@
-//! Routes of the field group: scouting, scouting measures, waypoints, adversities, progress, field controls,
+//! Routes of the field group ("field" as in the farm's field, not a record's field): scouting, scouting measures, waypoints, adversities, progress, field controls,
 //! silobags, weather, IoT devices and events. Reads are the v2-only adversity catalogues and v3 lists that each have a
 //! `/{id}` detail, so an integrator can re-read one record it was told about; writes are silobag campaign rows,
 //! devices and device events, the creates the specification lists.
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -13,11 +13,11 @@ use store::resources::field::{
     FertilizationControls, HarvestProgress, PlantStandControls, PlantingControls, PlantingProgress, ProgressReports,
     ScoutingMeasures, Scoutings, SilobagCampaigns, Silobags, Waypoints, WeatherAnomalies, WeatherAnomalyTypes,
 };
-use store::resources::field_writes::{FieldRefusal, MAX_DEVICE_EVENTS};
-use store::resources::Refusal;
+use domain::field::{NewDevice, NewReadings, NewSilobagCampaign, Reading};
 use store::Resource;
-use wire::field::{Device, DeviceEvent, NewDevice, NewDeviceEvents, NewSilobagCampaign, SilobagCampaign};
+use wire::field::{Device, DeviceEvent, NewDeviceEvents, SilobagCampaign};
 
+use super::resources::created;
 use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller, V2, V3};
@@ -25,18 +25,14 @@ use crate::i18n::Msg;
 use crate::openapi::{self, Security};
 use crate::AppState;
 
-/// How many failing items a batch refusal names; the rest are counted, so a batch of 10,000 bad readings does not
-/// answer a megabyte of messages.
-const NAMED_FAILURES: usize = 20;
-
 const TAG: &str = "Field";
 
 /// Registers the field group's routes.
 pub fn register(mut table: ApiTable) -> ApiTable {
     let silobag_campaign = table.schema::<SilobagCampaign>();
-    let new_silobag_campaign = table.schema::<NewSilobagCampaign>();
+    let new_silobag_campaign = table.schema::<wire::field::NewSilobagCampaign>();
     let device = table.schema::<Device>();
-    let new_device = table.schema::<NewDevice>();
+    let new_device = table.schema::<wire::field::NewDevice>();
     let event = table.schema::<DeviceEvent>();
     let new_events = table.schema::<NewDeviceEvents>();
     table
@@ -110,14 +106,22 @@ async fn create_silobag_campaign(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    ApiJson(body): ApiJson<NewSilobagCampaign>,
+    ApiJson(body): ApiJson<wire::field::NewSilobagCampaign>,
 ) -> Result<impl IntoResponse, ApiError> {
     check_api_key(&state, &caller, &headers).await?;
+    let command = NewSilobagCampaign {
+        silobag_id: body.silobag_id,
+        campaign_id: body.campaign_id,
+        quantity_tn: body.quantity_tn,
+        grain_humidity_percent: body.grain_humidity_percent,
+        grain_quality_semaphore: body.grain_quality_semaphore,
+        observations: body.observations.unwrap_or_default(),
+    };
     let created = state
         .store
-        .create_silobag_campaign(&caller.scope, &body)
+        .create_silobag_campaign(&caller.scope, &command)
         .await?
-        .map_err(|r| refused(r, SilobagCampaigns::SPEC.name))?;
+        .map_err(|r| ApiError::refusal(r, SilobagCampaigns::SPEC.name, ""))?;
     Ok(Json(created))
 }
 
@@ -125,15 +129,42 @@ async fn create_silobag_campaign(
 async fn create_device(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(body): ApiJson<NewDevice>,
+    ApiJson(body): ApiJson<wire::field::NewDevice>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let created = state
+    let command = NewDevice {
+        name: body.name,
+        kind: body.kind,
+        serial_number: body.serial_number,
+        establishment_id: body.establishment_id,
+        silobag_id: body.silobag_id,
+        latitude: body.latitude,
+        longitude: body.longitude,
+        active: body.active.unwrap_or(true),
+    };
+    let device = state
         .store
-        .create_device(&caller.scope, &body)
+        .create_device(&caller.scope, &command)
         .await?
-        .map_err(|r| refused(r, Devices::SPEC.name))?;
-    let location = format!("/api/v3/third_party/devices/{}", created.id);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(created)))
+        .map_err(|r| ApiError::refusal(r, Devices::SPEC.name, ""))?;
+    Ok(created("/api/v3/third_party/devices", device.id, device))
+}
+
+/// The readings a device-events body carries, in the order sent.
+fn readings(body: NewDeviceEvents) -> NewReadings {
+    let (events, batch) = match body {
+        NewDeviceEvents::One(event) => (vec![event], false),
+        NewDeviceEvents::Many(events) => (events, true),
+    };
+    let readings = events
+        .into_iter()
+        .map(|event| Reading {
+            device_id: event.device_id,
+            device_event_type_id: event.device_event_type_id,
+            recorded_at: event.recorded_at.0.to_utc(),
+            value: event.value,
+        })
+        .collect();
+    NewReadings { readings, batch }
 }
 
 /// `POST /api/v3/third_party/device_events`: one reading or a batch, stored all or none; 201 with a single object
@@ -143,28 +174,14 @@ async fn create_device_events(
     caller: Caller,
     ApiJson(body): ApiJson<NewDeviceEvents>,
 ) -> Result<Response, ApiError> {
-    let items = body.items();
-    if items.len() > MAX_DEVICE_EVENTS {
-        let msg = Msg::TooManyItems {
-            sent: items.len(),
-            max: MAX_DEVICE_EVENTS,
-        };
-        return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, msg));
-    }
-    let mut stored = match state.store.create_device_events(&caller.scope, items).await? {
-        Ok(stored) => stored,
-        // A single object's refusal is its own message, without a batch index.
-        Err(FieldRefusal::Items(mut failures)) if matches!(body, NewDeviceEvents::One(_)) && failures.len() == 1 => {
-            let (_, refusal) = failures.remove(0);
-            return Err(refused(refusal, DeviceEvents::SPEC.name));
-        }
-        Err(refusal) => return Err(refused(refusal, DeviceEvents::SPEC.name)),
-    };
-    Ok(match (body, stored.pop()) {
-        (NewDeviceEvents::One(_), Some(event)) => {
-            let location = format!("/api/v3/third_party/device_events/{}", event.id);
-            (StatusCode::CREATED, [(header::LOCATION, location)], Json(event)).into_response()
-        }
+    let command = readings(body);
+    let mut stored = state
+        .store
+        .create_device_events(&caller.scope, &command)
+        .await?
+        .map_err(|r| ApiError::refusal(r, DeviceEvents::SPEC.name, ""))?;
+    Ok(match (command.batch, stored.pop()) {
+        (false, Some(event)) => created("/api/v3/third_party/device_events", event.id, event).into_response(),
         (_, last) => {
             stored.extend(last);
             (StatusCode::CREATED, Json(stored)).into_response()
@@ -187,47 +204,5 @@ async fn check_api_key(state: &AppState, caller: &Caller, headers: &HeaderMap) -
     } else {
         let name = state.headers.api_key.as_str().to_ascii_uppercase();
         Err(ApiError::unauthorized(Msg::InvalidApiKey(name)))
-    }
-}
-
-/// A refused field write: the shared rules keep their statuses; the field group's own are 422.
-fn refused(refusal: FieldRefusal, resource: &'static str) -> ApiError {
-    match refusal {
-        FieldRefusal::Common(refusal) => ApiError::refusal(refusal, resource, ""),
-        other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message(other, resource)),
-    }
-}
-
-/// What a refusal says, also when it is one item of a batch.
-fn message(refusal: FieldRefusal, resource: &'static str) -> Msg {
-    match refusal {
-        FieldRefusal::Common(Refusal::Blank(field)) => Msg::Blank(field),
-        FieldRefusal::Common(Refusal::NotPositive(field)) => Msg::NotPositive(field),
-        FieldRefusal::Common(Refusal::OutOfRange { field, min, max })
-        | FieldRefusal::OutOfRange { field, min, max } => Msg::OutOfRange { field, min, max },
-        FieldRefusal::Common(Refusal::UnknownReference { field, id }) => Msg::UnknownReference { field, id },
-        FieldRefusal::Common(Refusal::NotFound) => Msg::NotFound {
-            resource,
-            id: String::new(),
-        },
-        FieldRefusal::Common(Refusal::HasDependants { resource, count }) => Msg::HasDependants { resource, count },
-        FieldRefusal::NotOneOf { field, allowed } => Msg::NotOneOf { field, allowed },
-        FieldRefusal::RequiredForKind { field, kind } => Msg::RequiredForKind { field, kind },
-        FieldRefusal::NotForKind { field, kind } => Msg::NotForKind { field, kind },
-        FieldRefusal::SilobagElsewhere {
-            silobag_id,
-            establishment_id,
-        } => Msg::SilobagElsewhere {
-            silobag_id,
-            establishment_id,
-        },
-        FieldRefusal::Items(failures) => Msg::InvalidItems {
-            total: failures.len(),
-            failures: failures
-                .into_iter()
-                .take(NAMED_FAILURES)
-                .map(|(index, refusal)| (index, message(refusal, resource)))
-                .collect(),
-        },
     }
 }

@@ -47,6 +47,32 @@ pub struct Custom<'a> {
     pub security: Security,
 }
 
+impl<'a> Custom<'a> {
+    /// A write for the caller: its body schema with an example, and its success status and answer.
+    pub fn write(summary: &'a str, tag: &'a str, body: (RefOr<Schema>, Value), success: (u16, RefOr<Schema>)) -> Self {
+        Self {
+            summary,
+            tag,
+            parameters: vec![],
+            body: Some((body.0, Some(body.1))),
+            success,
+            security: Security::Caller,
+        }
+    }
+
+    /// A read for the caller, answering 200 with `answer`.
+    pub fn read(summary: &'a str, tag: &'a str, answer: RefOr<Schema>) -> Self {
+        Self {
+            summary,
+            tag,
+            parameters: vec![],
+            body: None,
+            success: (200, answer),
+            security: Security::Caller,
+        }
+    }
+}
+
 fn http_method(method: &Method) -> (HttpMethod, MethodFilter) {
     match *method {
         Method::POST => (HttpMethod::Post, MethodFilter::POST),

@@ -1,23 +1,150 @@
-//! Work-order writes on the v1 integration layer: create, replace the whole structure, delete. Each answers the
-//! order in its v3 read shape with an `ETag` naming its version; a replacement sent with `If-Match` applies only to
-//! that version.
+//! Work orders: read in v3 (the list, with state filters and nested lines, and one order by id), written on the v1
+//! integration layer (create, replace the whole structure, delete). Each write answers the order in its v3 read shape
+//! with an `ETag` naming its version; a replacement sent with `If-Match` applies only to that version.
 
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use std::collections::HashMap;
+
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use domain::filters::parse_active;
 use domain::work_orders::{LabourLine, StateFlags, SupplyLine, WorkOrderCommand};
-use store::resources::work_orders::{WorkOrderRefusal, WriteMode};
-use store::Scope;
+use domain::{Generation, Refusal};
+use serde_json::json;
+use store::resources::work_orders::{WorkOrderStateFilter, WriteMode};
+use store::{Scope, Scoping};
 use wire::operations::{LocalRef, WorkOrder, WorkOrderState};
 use wire::work_orders::WorkOrderWrite;
 
+use super::table::{list_parameters, ApiTable, Custom};
+use crate::conditional::Conditional;
 use crate::error::ApiError;
-use crate::extract::{parse_id, ApiJson, Caller};
+use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
 use crate::i18n::Msg;
+use crate::openapi::page_of;
 use crate::AppState;
 
 const NAME: &str = "work_orders";
+const TAG: &str = "Work orders";
+
+/// An example work-order write, as the docs show it.
+fn example() -> serde_json::Value {
+    let state = json!({ "pending": true, "executed": false, "confirmed": false });
+    json!({
+        "header": {
+            "external_id": "ERP-OT-9001", "system_id": "third_party", "name": "Pulverización presiembra lote 4",
+            "date": "2025-10-02T08:00:00-03:00", "voucher_date": "2025-10-01T00:00:00-03:00", "state": state,
+            "extra_fields": { "company": { "local_id": 1 }, "voucher_type": { "local_id": 2 } }
+        },
+        "supplies": [{ "cultivation": { "local_id": 340 }, "formulated": { "local_id": 1 }, "area_applied": 42.5,
+                       "total_applied": 85.0, "date": "2025-10-02T08:00:00-03:00", "state": state }],
+        "labours": [{ "cultivation": { "local_id": 340 }, "labour_type": { "local_id": 1 }, "area_applied": 42.5,
+                      "contractors": [{ "local_id": 3 }], "machines": [{ "local_id": 7 }], "applicators": [],
+                      "date": "2025-10-02T08:00:00-03:00", "state": state }]
+    })
+}
+
+/// Registers the work-order routes: reads in v3, writes on the v1 integration layer.
+pub fn register(mut table: ApiTable) -> ApiTable {
+    let write = table.schema::<WorkOrderWrite>();
+    let order = table.schema::<WorkOrder>();
+    let list = Custom {
+        parameters: list_parameters(Generation::V3, &["pending", "executed", "confirmed"]),
+        ..Custom::read(
+            "List work orders, each with its supply and labour lines, in the shape their writes take",
+            TAG,
+            page_of(order.clone()),
+        )
+    };
+    table
+        .custom(Method::GET, "/api/v3/third_party/work_orders", list_work_orders, list)
+        .custom(
+            Method::GET,
+            "/api/v3/third_party/work_orders/{id}",
+            detail,
+            Custom::read(
+                "Read one work order, with the ETag a replacement's If-Match may name",
+                TAG,
+                order.clone(),
+            ),
+        )
+        .custom(
+            Method::POST,
+            "/integration/api/v1/workOrders",
+            create,
+            Custom::write("Create a work order", TAG, (write.clone(), example()), (201, order.clone())),
+        )
+        .custom(
+            Method::PATCH,
+            "/integration/api/v1/workOrders/{local_id}",
+            replace,
+            Custom::write(
+                "Replace a work order's whole structure (If-Match optional)",
+                TAG,
+                (write, example()),
+                (200, order.clone()),
+            ),
+        )
+        .custom(
+            Method::DELETE,
+            "/integration/api/v1/workOrders/{local_id}",
+            delete,
+            Custom::read("Delete a work order (logically)", TAG, order),
+        )
+}
+
+/// `GET /api/v3/third_party/work_orders`: full orders, filtered by audit filters, `active` and state flags.
+async fn list_work_orders(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: ListQuery<V3>,
+    StateQuery(states): StateQuery,
+    conditional: Conditional,
+) -> Result<Response, ApiError> {
+    let page = state.store.list_work_orders(
+        &caller.scope,
+        &query.filters,
+        states,
+        query.page,
+        state.config.next_page,
+    );
+    conditional
+        .answer(&caller.snapshot, Scoping::Society, async { Ok(page.await?) })
+        .await
+}
+
+/// The work-order list's `pending`, `executed` and `confirmed` filters, each spelled like `active`.
+struct StateQuery(WorkOrderStateFilter);
+
+impl<S: Send + Sync> FromRequestParts<S> for StateQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(params) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| ApiError::bad_request(Msg::MalformedQuery(rejection.body_text())))?;
+        let flag = |param: &'static str| {
+            params
+                .get(param)
+                .map(|value| {
+                    parse_active(value).map_err(|_| {
+                        ApiError::bad_request(Msg::InvalidFlag {
+                            param,
+                            value: value.clone(),
+                        })
+                    })
+                })
+                .transpose()
+        };
+        Ok(Self(WorkOrderStateFilter {
+            pending: flag("pending")?,
+            executed: flag("executed")?,
+            confirmed: flag("confirmed")?,
+        }))
+    }
+}
 
 fn flags(state: &WorkOrderState) -> StateFlags {
     StateFlags {
@@ -93,19 +220,8 @@ fn expected_version(headers: &HeaderMap, local_id: i64) -> Option<Result<i64, ()
     Some(parsed.ok_or(()))
 }
 
-fn refused(refusal: WorkOrderRefusal, local_id: &str) -> ApiError {
-    let id = local_id.parse::<i64>().unwrap_or_default();
-    match refusal {
-        WorkOrderRefusal::Invalid(violations) => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, Msg::InvalidWorkOrder(violations))
-        }
-        WorkOrderRefusal::NotFound => ApiError::not_found(NAME, local_id),
-        WorkOrderRefusal::ReadOnly => ApiError::new(StatusCode::CONFLICT, Msg::WorkOrderReadOnly(id)),
-        WorkOrderRefusal::Stale => ApiError::new(StatusCode::PRECONDITION_FAILED, Msg::WorkOrderStale(id)),
-        WorkOrderRefusal::DuplicateExternalId(other) => {
-            ApiError::new(StatusCode::CONFLICT, Msg::DuplicateExternalId(other))
-        }
-    }
+fn refused(refusal: Refusal, local_id: &str) -> ApiError {
+    ApiError::refusal(refusal, NAME, local_id)
 }
 
 /// The stored order in its read shape, with the `ETag` of its version.
@@ -139,7 +255,7 @@ fn respond(order: WorkOrder, version: i64, status: StatusCode) -> Response {
 }
 
 /// `POST /integration/api/v1/workOrders`: 201 with the stored order.
-pub async fn create(
+async fn create(
     State(state): State<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<WorkOrderWrite>,
@@ -153,7 +269,7 @@ pub async fn create(
 }
 
 /// `PATCH /integration/api/v1/workOrders/{localId}`: replaces the whole order; 200 with it.
-pub async fn replace(
+async fn replace(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
@@ -164,7 +280,7 @@ pub async fn replace(
     let expected_version = match expected_version(&headers, local_id) {
         None => None,
         Some(Ok(version)) => Some(version),
-        Some(Err(())) => return Err(refused(WorkOrderRefusal::Stale, &id)),
+        Some(Err(())) => return Err(refused(Refusal::Stale, &id)),
     };
     let mode = WriteMode::Replace {
         local_id,
@@ -179,7 +295,7 @@ pub async fn replace(
 }
 
 /// `DELETE /integration/api/v1/workOrders/{localId}`: logical deletion; 200 with the deleted order.
-pub async fn delete(
+async fn delete(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
@@ -194,7 +310,7 @@ pub async fn delete(
 }
 
 /// `GET /api/v3/third_party/work_orders/{id}`: one order, with the `ETag` a replacement's `If-Match` may name.
-pub async fn detail(
+async fn detail(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,

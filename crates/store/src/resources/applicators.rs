@@ -1,9 +1,11 @@
 //! Applicator writes (v2): create, full update, logical delete. Reads are the v3 list's.
 
-use wire::applicators::ApplicatorWrite;
+use domain::master_data::{optional_text, ApplicatorCommand};
+use domain::{Refusal, Rule, Violation};
 
-use super::{Deletable, Dependant, Refusal};
-use crate::db::{with_writer, BeginWrite};
+use super::{Deletable, Dependant};
+use crate::db::{bind_args, with_writer, Arg, Batch, BeginWrite};
+use crate::lookups::{ask, Lookups, Owner};
 use crate::resources::operations::Applicators;
 use crate::{now_millis, Scope, Store, StoreError};
 
@@ -13,70 +15,65 @@ impl Deletable for Applicators {
     const DEPENDANTS: &'static [Dependant] = &[];
 }
 
-fn text(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-}
-
 impl Store {
     /// Creates an applicator (`id` is `None`) or replaces one of the caller's live applicators, machines included.
-    #[tracing::instrument(skip(self, scope, body), fields(society = scope.society_id()))]
+    #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
     pub async fn write_applicator(
         &self,
         scope: &Scope,
         id: Option<i64>,
-        body: &ApplicatorWrite,
+        command: &ApplicatorCommand,
     ) -> Result<Result<wire::operations::Applicator, Refusal>, StoreError> {
-        let name = body.name.trim();
-        if name.is_empty() {
-            return Ok(Err(Refusal::Blank("name")));
+        if let Err(refusal) = command.check() {
+            return Ok(Err(refusal));
         }
         let society_id = scope.society_id();
         let now = now_millis();
+        let machines = command.distinct_machines();
+        let mut lookups = Lookups::new(self.db.dialect());
+        let live_machines = lookups.live("machines", Owner::Society(society_id), machines.iter().copied());
+        let [address, phone_number, email, external_code] =
+            [&command.address, &command.phone_number, &command.email, &command.external_code]
+                .map(|text| optional_text(text.as_deref()));
         let written: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let mut refusal = None;
-            for machine in &body.machines {
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT id FROM machines WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                )
-                .bind(society_id)
-                .bind(*machine)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if found.is_none() {
-                    refusal = Some(Refusal::UnknownReference { field: "machines", id: *machine });
-                    break;
-                }
-            }
-            let target = match (refusal, id) {
-                (Some(refusal), _) => Err(refusal),
-                (None, None) => Ok(sqlx::query_scalar::<_, i64>(
+            let found = ask!(lookups, tx);
+            let unknown: Vec<Violation> = command
+                .machines
+                .iter()
+                .enumerate()
+                .filter(|(_, machine)| !found.has(live_machines, **machine))
+                .map(|(index, machine)| Violation::new(format!("machines[{index}]"), Rule::Unknown(*machine)))
+                .collect();
+            let target = match (unknown.is_empty(), id) {
+                (false, _) => Err(Refusal::Invalid(unknown)),
+                (true, None) => Ok(sqlx::query_scalar::<_, i64>(
                     "INSERT INTO applicators (society_id, name, address, phone_number, email, external_code, active, \
                      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
                 )
                 .bind(society_id)
-                .bind(name)
-                .bind(text(&body.address))
-                .bind(text(&body.phone_number))
-                .bind(text(&body.email))
-                .bind(text(&body.external_code))
-                .bind(body.active.unwrap_or(true))
+                .bind(command.name.trim())
+                .bind(address)
+                .bind(phone_number)
+                .bind(email)
+                .bind(external_code)
+                .bind(command.active)
                 .bind(now)
                 .fetch_one(&mut *tx)
                 .await?),
-                (None, Some(id)) => {
+                (true, Some(id)) => {
                     let updated = sqlx::query(
                         "UPDATE applicators SET name = $3, address = $4, phone_number = $5, email = $6, external_code = $7, \
                          active = $8, updated_at = $9 WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
                     )
                     .bind(society_id)
                     .bind(id)
-                    .bind(name)
-                    .bind(text(&body.address))
-                    .bind(text(&body.phone_number))
-                    .bind(text(&body.email))
-                    .bind(text(&body.external_code))
-                    .bind(body.active.unwrap_or(true))
+                    .bind(command.name.trim())
+                    .bind(address)
+                    .bind(phone_number)
+                    .bind(email)
+                    .bind(external_code)
+                    .bind(command.active)
                     .bind(now)
                     .execute(&mut *tx)
                     .await?
@@ -90,16 +87,20 @@ impl Store {
                     .bind(applicator)
                     .execute(&mut *tx)
                     .await?;
-                let mut machines = body.machines.clone();
-                machines.sort_unstable();
-                machines.dedup();
-                for machine in machines {
-                    sqlx::query("INSERT INTO applicator_machines (society_id, applicator_id, machine_id) VALUES ($1, $2, $3)")
-                        .bind(society_id)
-                        .bind(applicator)
-                        .bind(machine)
-                        .execute(&mut *tx)
-                        .await?;
+                if !machines.is_empty() {
+                    let mut batch = Batch::new(self.db.dialect());
+                    let insert = batch
+                        .statement()
+                        .push("INSERT INTO applicator_machines (society_id, applicator_id, machine_id) VALUES ");
+                    for (index, machine) in machines.iter().enumerate() {
+                        if index > 0 {
+                            insert.push(", ");
+                        }
+                        insert.row([Arg::Int(society_id), Arg::Int(applicator), Arg::Int(*machine)]);
+                    }
+                    for sql in batch.into_queries() {
+                        bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
+                    }
                 }
                 tx.commit().await?;
             }

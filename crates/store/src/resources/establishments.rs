@@ -1,9 +1,12 @@
 //! Establishments: listed, read by id, created and logically deleted through v3.
 
-use wire::establishments::{Establishment, NewEstablishment};
+use domain::master_data::{optional_text, NewEstablishment};
+use domain::Refusal;
+use wire::establishments::Establishment;
 
-use super::{Deletable, Dependant, Refusal};
+use super::{unknown, Deletable, Dependant};
 use crate::db::{with_writer, BeginWrite};
+use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 /// One establishment row.
@@ -62,23 +65,18 @@ impl Store {
         scope: &Scope,
         new: &NewEstablishment,
     ) -> Result<Result<Establishment, Refusal>, StoreError> {
-        let name = new.name.trim();
-        if name.is_empty() {
-            return Ok(Err(Refusal::Blank("name")));
+        if let Err(refusal) = new.check() {
+            return Ok(Err(refusal));
         }
         let society_id = scope.society_id();
         let now = now_millis();
-        let row: Option<EstablishmentRow> = with_writer!(&self.db, pool => {
+        let mut lookups = Lookups::new(self.db.dialect());
+        let farmer = lookups.live("farmers", Owner::Society(society_id), [new.farmer_id]);
+        let row: Result<EstablishmentRow, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let farmer: Option<i64> = sqlx::query_scalar(
-                "SELECT id FROM farmers WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-            )
-            .bind(society_id)
-            .bind(new.farmer_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if farmer.is_none() {
-                None
+            let found = ask!(lookups, tx);
+            if let Some(refusal) = unknown(&found, farmer, "farmer_id", new.farmer_id) {
+                Err(refusal)
             } else {
                 let row: EstablishmentRow = sqlx::query_as(&format!(
                     "INSERT INTO establishments (society_id, farmer_id, name, external_code, active, created_at, \
@@ -86,23 +84,17 @@ impl Store {
                 ))
                 .bind(society_id)
                 .bind(new.farmer_id)
-                .bind(name)
-                .bind(new.external_code.as_deref().map(str::trim).filter(|c| !c.is_empty()))
-                .bind(new.active.unwrap_or(true))
+                .bind(new.name.trim())
+                .bind(optional_text(new.external_code.as_deref()))
+                .bind(new.active)
                 .bind(now)
                 .fetch_one(&mut *tx)
                 .await?;
                 tx.commit().await?;
-                Some(row)
+                Ok(row)
             }
         });
-        Ok(match row {
-            Some(row) => Ok(Establishments::render(row, &scope.render())),
-            None => Err(Refusal::UnknownReference {
-                field: "farmer_id",
-                id: new.farmer_id,
-            }),
-        })
+        Ok(row.map(|row| Establishments::render(row, &scope.render())))
     }
 }
 

@@ -1,165 +1,24 @@
-//! The field group's writes: silobag campaign rows, IoT devices and device events.
+//! Writes of the farm field group ("field" means the farm's field): silobag campaign rows, IoT devices and device
+//! events.
 //!
-//! Each follows the write pattern of the other resources (check the body, then one transaction that checks the
-//! references and inserts, touching the society's `syncCheck`, then answer through the read resource), with one
-//! difference for events: IoT gateways send thousands of readings at once, so a batch checks each distinct reference
-//! once, inserts in multi-row statements, with no round trip per reading, and is answered from what it inserted
-//! rather than read back.
+//! Each follows the write pattern of the other resources (the command's own rules, then one transaction that looks its
+//! references up and inserts, touching the society's `syncCheck`, then the answer through the read resource), with
+//! one difference for events: IoT gateways send thousands of readings at once, so a batch looks each distinct
+//! reference up once, inserts in multi-row statements, with no round trip per reading, and is answered from what it
+//! inserted rather than read back.
 
-use std::collections::{BTreeSet, HashSet};
-
-use wire::field::{NewDevice, NewDeviceEvent, NewSilobagCampaign};
+use domain::field::{NewDevice, NewReadings, NewSilobagCampaign, Reading};
+use domain::{Refusal, Rule, Violation};
 
 use super::field::{DeviceEventRow, DeviceEvents, Devices, SilobagCampaigns};
-use super::Refusal;
-use crate::db::{bind_args, with_writer, Arg, BeginWrite, Sql, IDS_PER_QUERY};
+use super::unknown;
+use crate::db::{with_writer, Arg, BeginWrite};
+use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
-
-/// Most readings one device-events request may carry.
-pub const MAX_DEVICE_EVENTS: usize = 10_000;
 
 /// Rows per multi-row `INSERT`: 8 parameters a row keep a statement at 8,000 parameters, far below SQLite's (32,766)
 /// and PostgreSQL's (65,535) limits, and a batch of 1,000 is one statement.
 const INSERT_ROWS: usize = 1_000;
-
-/// The device kinds the platform knows.
-pub const DEVICE_KINDS: &str = "weather_station, silobag_sensor";
-
-/// Why a field write was refused: the common rules, plus those only the field group has.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FieldRefusal {
-    /// A rule every resource shares (blank text, non-positive number, unknown reference).
-    Common(Refusal),
-    /// A number outside its range, bounds included.
-    OutOfRange {
-        /// The field.
-        field: &'static str,
-        /// Lowest allowed.
-        min: f64,
-        /// Highest allowed.
-        max: f64,
-    },
-    /// A value outside a fixed set.
-    NotOneOf {
-        /// The field.
-        field: &'static str,
-        /// The allowed values, as the message lists them.
-        allowed: &'static str,
-    },
-    /// A field that a device of this kind must have.
-    RequiredForKind {
-        /// The field.
-        field: &'static str,
-        /// The device kind.
-        kind: &'static str,
-    },
-    /// A field that a device of this kind must not have.
-    NotForKind {
-        /// The field.
-        field: &'static str,
-        /// The device kind.
-        kind: &'static str,
-    },
-    /// The silobag lies in another establishment than the one named.
-    SilobagElsewhere {
-        /// The silobag.
-        silobag_id: i64,
-        /// The establishment named in the body.
-        establishment_id: i64,
-    },
-    /// Items of a batch broke rules: each failing item's index (from 0) and why, in order.
-    Items(Vec<(usize, FieldRefusal)>),
-}
-
-impl From<Refusal> for FieldRefusal {
-    fn from(refusal: Refusal) -> Self {
-        FieldRefusal::Common(refusal)
-    }
-}
-
-fn unknown(field: &'static str, id: i64) -> FieldRefusal {
-    FieldRefusal::Common(Refusal::UnknownReference { field, id })
-}
-
-/// The device kind as a static name, if it is one of [`DEVICE_KINDS`].
-fn device_kind(kind: &str) -> Option<&'static str> {
-    match kind.trim() {
-        "weather_station" => Some("weather_station"),
-        "silobag_sensor" => Some("silobag_sensor"),
-        _ => None,
-    }
-}
-
-/// Checks what a device body says about itself, before any reference is looked up.
-fn check_device(new: &NewDevice) -> Result<&'static str, FieldRefusal> {
-    if new.name.trim().is_empty() {
-        return Err(Refusal::Blank("name").into());
-    }
-    let kind = device_kind(&new.kind).ok_or(FieldRefusal::NotOneOf {
-        field: "kind",
-        allowed: DEVICE_KINDS,
-    })?;
-    if new.serial_number.trim().is_empty() {
-        return Err(Refusal::Blank("serial_number").into());
-    }
-    match (kind, new.silobag_id) {
-        ("silobag_sensor", None) => {
-            return Err(FieldRefusal::RequiredForKind {
-                field: "silobag_id",
-                kind,
-            })
-        }
-        ("weather_station", Some(_)) => {
-            return Err(FieldRefusal::NotForKind {
-                field: "silobag_id",
-                kind,
-            })
-        }
-        _ => {}
-    }
-    for (field, value, bound) in [("latitude", new.latitude, 90.0), ("longitude", new.longitude, 180.0)] {
-        if value.is_some_and(|v| !(-bound..=bound).contains(&v)) {
-            return Err(FieldRefusal::OutOfRange {
-                field,
-                min: -bound,
-                max: bound,
-            });
-        }
-    }
-    Ok(kind)
-}
-
-/// Checks what a silobag campaign body says about itself, before any reference is looked up.
-fn check_silobag_campaign(new: &NewSilobagCampaign) -> Result<(), FieldRefusal> {
-    if !(new.quantity_tn.is_finite() && new.quantity_tn > 0.0) {
-        return Err(Refusal::NotPositive("quantity_tn").into());
-    }
-    if !(0.0..=100.0).contains(&new.grain_humidity_percent) {
-        return Err(FieldRefusal::OutOfRange {
-            field: "grain_humidity_percent",
-            min: 0.0,
-            max: 100.0,
-        });
-    }
-    if !(1..=3).contains(&new.grain_quality_semaphore) {
-        return Err(FieldRefusal::NotOneOf {
-            field: "grain_quality_semaphore",
-            allowed: "1 (verde/green), 2 (amarillo/yellow), 3 (rojo/red)",
-        });
-    }
-    Ok(())
-}
-
-/// A `SELECT id FROM {table} WHERE … AND id IN (…)` for one chunk of ids; `society_id` scopes it when given.
-fn live_ids_query(table: &str, society_id: Option<i64>, ids: &[i64]) -> Sql {
-    let mut sql = Sql::default();
-    sql.push(&format!("SELECT id FROM {table} WHERE deleted_at IS NULL"));
-    if let Some(society_id) = society_id {
-        sql.push(" AND society_id = ").arg(Arg::Int(society_id));
-    }
-    sql.push(" AND id IN ").id_list(ids);
-    sql
-}
 
 impl Store {
     /// Stores grain of a campaign in a silobag, both live records of the caller's society.
@@ -168,31 +27,23 @@ impl Store {
         &self,
         scope: &Scope,
         new: &NewSilobagCampaign,
-    ) -> Result<Result<wire::field::SilobagCampaign, FieldRefusal>, StoreError> {
-        if let Err(refusal) = check_silobag_campaign(new) {
+    ) -> Result<Result<wire::field::SilobagCampaign, Refusal>, StoreError> {
+        if let Err(refusal) = new.check() {
             return Ok(Err(refusal));
         }
         let society_id = scope.society_id();
         let now = now_millis();
-        let observations = new.observations.as_deref().map(str::trim).unwrap_or_default();
-        let created: Result<i64, FieldRefusal> = with_writer!(&self.db, pool => {
+        let mut lookups = Lookups::new(self.db.dialect());
+        let silobag = lookups.live("silobags", Owner::Society(society_id), [new.silobag_id]);
+        let campaign = lookups.live("campaigns", Owner::Society(society_id), [new.campaign_id]);
+        let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let silobag: Option<i64> =
-                sqlx::query_scalar("SELECT id FROM silobags WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL")
-                    .bind(society_id)
-                    .bind(new.silobag_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            let campaign: Option<i64> =
-                sqlx::query_scalar("SELECT id FROM campaigns WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL")
-                    .bind(society_id)
-                    .bind(new.campaign_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            match (silobag, campaign) {
-                (None, _) => Err(unknown("silobag_id", new.silobag_id)),
-                (_, None) => Err(unknown("campaign_id", new.campaign_id)),
-                (Some(_), Some(_)) => {
+            let found = ask!(lookups, tx);
+            let refusal = unknown(&found, silobag, "silobag_id", new.silobag_id)
+                .or_else(|| unknown(&found, campaign, "campaign_id", new.campaign_id));
+            match refusal {
+                Some(refusal) => Err(refusal),
+                None => {
                     let id: i64 = sqlx::query_scalar(
                         "INSERT INTO silobag_campaigns (society_id, silobag_id, campaign_id, quantity_tn, \
                          grain_humidity_percent, grain_quality_semaphore, observations, active, created_at, updated_at) \
@@ -204,7 +55,7 @@ impl Store {
                     .bind(new.quantity_tn)
                     .bind(new.grain_humidity_percent)
                     .bind(new.grain_quality_semaphore)
-                    .bind(observations)
+                    .bind(new.observations.trim())
                     .bind(true)
                     .bind(now)
                     .fetch_one(&mut *tx)
@@ -215,10 +66,7 @@ impl Store {
             }
         });
         match created {
-            Ok(id) => Ok(self
-                .find::<SilobagCampaigns>(scope, id)
-                .await?
-                .ok_or(Refusal::NotFound.into())),
+            Ok(id) => Ok(self.find::<SilobagCampaigns>(scope, id).await?.ok_or(Refusal::NotFound)),
             Err(refusal) => Ok(Err(refusal)),
         }
     }
@@ -230,39 +78,35 @@ impl Store {
         &self,
         scope: &Scope,
         new: &NewDevice,
-    ) -> Result<Result<wire::field::Device, FieldRefusal>, StoreError> {
-        let kind = match check_device(new) {
+    ) -> Result<Result<wire::field::Device, Refusal>, StoreError> {
+        let kind = match new.check() {
             Ok(kind) => kind,
             Err(refusal) => return Ok(Err(refusal)),
         };
         let society_id = scope.society_id();
         let now = now_millis();
-        let created: Result<i64, FieldRefusal> = with_writer!(&self.db, pool => {
+        let mut lookups = Lookups::new(self.db.dialect());
+        let establishment = lookups.live("establishments", Owner::Society(society_id), new.establishment_id);
+        // The silobag's establishment, which a sensor is installed in.
+        let silobag_lies_in = new.silobag_id.map(|silobag_id| {
+            lookups.query(
+                "establishment_id FROM silobags WHERE society_id = ? AND id = ? AND deleted_at IS NULL".to_owned(),
+                &[Arg::Int(society_id), Arg::Int(silobag_id)],
+            )
+        });
+        let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let mut outcome: Result<Option<i64>, FieldRefusal> = Ok(new.establishment_id);
-            if let Some(establishment_id) = new.establishment_id {
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                )
-                .bind(society_id)
-                .bind(establishment_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if found.is_none() {
-                    outcome = Err(unknown("establishment_id", establishment_id));
-                }
-            }
-            if let (Ok(named), Some(silobag_id)) = (&outcome, new.silobag_id) {
-                let lies_in: Option<i64> = sqlx::query_scalar(
-                    "SELECT establishment_id FROM silobags WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                )
-                .bind(society_id)
-                .bind(silobag_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                outcome = match (lies_in, *named) {
-                    (None, _) => Err(unknown("silobag_id", silobag_id)),
-                    (Some(actual), Some(named)) if actual != named => Err(FieldRefusal::SilobagElsewhere {
+            let found = ask!(lookups, tx);
+            let named = new.establishment_id;
+            let mut outcome: Result<Option<i64>, Refusal> = match named {
+                Some(id) => unknown(&found, establishment, "establishment_id", id).map_or(Ok(named), Err),
+                None => Ok(None),
+            };
+            if let (Ok(_), Some(silobag_id), Some(lies_in)) = (&outcome, new.silobag_id, silobag_lies_in) {
+                let violation = |rule| Err(Refusal::Invalid(vec![Violation::new("silobag_id", rule)]));
+                outcome = match (found.of(lies_in).first().copied(), named) {
+                    (None, _) => violation(Rule::Unknown(silobag_id)),
+                    (Some(actual), Some(named)) if actual != named => violation(Rule::SilobagElsewhere {
                         silobag_id,
                         establishment_id: named,
                     }),
@@ -281,11 +125,11 @@ impl Store {
                     .bind(establishment_id)
                     .bind(new.silobag_id)
                     .bind(new.name.trim())
-                    .bind(kind)
+                    .bind(kind.as_str())
                     .bind(new.serial_number.trim())
                     .bind(new.latitude)
                     .bind(new.longitude)
-                    .bind(new.active.unwrap_or(true))
+                    .bind(new.active)
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
@@ -295,73 +139,53 @@ impl Store {
             }
         });
         match created {
-            Ok(id) => Ok(self.find::<Devices>(scope, id).await?.ok_or(Refusal::NotFound.into())),
+            Ok(id) => Ok(self.find::<Devices>(scope, id).await?.ok_or(Refusal::NotFound)),
             Err(refusal) => Ok(Err(refusal)),
         }
     }
 
     /// Stores readings of the caller's society's devices, all or none, answered in the order sent.
     ///
-    /// Every distinct device and event type is checked once, inside the transaction that inserts, so a device
-    /// deleted meanwhile cannot slip through; when any item is refused, every refused item is named and nothing is
-    /// stored. The batch size is the caller's to bound (see [`MAX_DEVICE_EVENTS`]).
-    #[tracing::instrument(skip(self, scope, events), fields(society = scope.society_id(), events = events.len()))]
+    /// Every distinct device and event type is looked up once, inside the transaction that inserts, so a device
+    /// deleted meanwhile cannot slip through; when any reading is refused, every refused reading is named and nothing
+    /// is stored.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id(), events = new.readings.len()))]
     pub async fn create_device_events(
         &self,
         scope: &Scope,
-        events: &[NewDeviceEvent],
-    ) -> Result<Result<Vec<wire::field::DeviceEvent>, FieldRefusal>, StoreError> {
+        new: &NewReadings,
+    ) -> Result<Result<Vec<wire::field::DeviceEvent>, Refusal>, StoreError> {
+        if let Err(refusal) = new.check() {
+            return Ok(Err(refusal));
+        }
+        let events = &new.readings;
         // An empty batch (a gateway flushing an empty buffer) stores nothing, so it must not move `syncCheck`.
         if events.is_empty() {
             return Ok(Ok(Vec::new()));
         }
         let society_id = scope.society_id();
         let now = now_millis();
-        let devices: Vec<i64> = events
-            .iter()
-            .map(|e| e.device_id)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let types: Vec<i64> = events
-            .iter()
-            .map(|e| e.device_event_type_id)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let stored: Result<Vec<i64>, FieldRefusal> = with_writer!(&self.db, pool => {
+        let mut lookups = Lookups::new(self.db.dialect());
+        let devices = lookups.live("devices", Owner::Society(society_id), events.iter().map(|e| e.device_id));
+        let types = lookups.live("device_event_types", Owner::Everyone, events.iter().map(|e| e.device_event_type_id));
+        let stored: Result<Vec<i64>, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let mut live_devices = HashSet::with_capacity(devices.len());
-            for chunk in devices.chunks(IDS_PER_QUERY) {
-                let sql = live_ids_query("devices", Some(society_id), chunk);
-                let found: Vec<i64> = bind_args!(sqlx::query_scalar::<_, i64>(&sql.text), &sql.args)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                live_devices.extend(found);
-            }
-            // Event types are a global catalogue.
-            let mut live_types = HashSet::with_capacity(types.len());
-            for chunk in types.chunks(IDS_PER_QUERY) {
-                let sql = live_ids_query("device_event_types", None, chunk);
-                let found: Vec<i64> = bind_args!(sqlx::query_scalar::<_, i64>(&sql.text), &sql.args)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                live_types.extend(found);
-            }
-            let failures: Vec<(usize, FieldRefusal)> = events
+            let found = ask!(lookups, tx);
+            let violations: Vec<Violation> = events
                 .iter()
                 .enumerate()
                 .filter_map(|(index, event)| {
-                    if !live_devices.contains(&event.device_id) {
-                        Some((index, unknown("device_id", event.device_id)))
-                    } else if !live_types.contains(&event.device_event_type_id) {
-                        Some((index, unknown("device_event_type_id", event.device_event_type_id)))
+                    let violation = if !found.has(devices, event.device_id) {
+                        Violation::new("device_id", Rule::Unknown(event.device_id))
+                    } else if !found.has(types, event.device_event_type_id) {
+                        Violation::new("device_event_type_id", Rule::Unknown(event.device_event_type_id))
                     } else {
-                        None
-                    }
+                        return None;
+                    };
+                    Some(new.at(index, violation))
                 })
                 .collect();
-            if failures.is_empty() {
+            if violations.is_empty() {
                 let mut ids = Vec::with_capacity(events.len());
                 for chunk in events.chunks(INSERT_ROWS) {
                     ids.extend(tx.insert_readings(society_id, chunk, now).await?);
@@ -370,7 +194,7 @@ impl Store {
                 Ok(ids)
             } else {
                 // Dropping the transaction rolls it back; nothing was written anyway.
-                Err(FieldRefusal::Items(failures))
+                Err(Refusal::Invalid(violations))
             }
         });
         let ids = match stored {
@@ -378,7 +202,7 @@ impl Store {
             Err(refusal) => return Ok(Err(refusal)),
         };
         // The answer is what was just inserted, so it is made from the batch rather than read back; the ids are in
-        // the sent order (see above).
+        // the sent order (see below).
         let render = scope.render();
         Ok(Ok(ids
             .into_iter()
@@ -388,7 +212,7 @@ impl Store {
                     id,
                     device_id: event.device_id,
                     device_event_type_id: event.device_event_type_id,
-                    recorded_at: event.recorded_at.0.timestamp_millis(),
+                    recorded_at: event.recorded_at.timestamp_millis(),
                     value: event.value,
                     active: true,
                     created_at: now,
@@ -408,7 +232,7 @@ trait InsertReadings {
     fn insert_readings(
         &mut self,
         society_id: i64,
-        events: &[NewDeviceEvent],
+        events: &[Reading],
         now: i64,
     ) -> impl std::future::Future<Output = Result<Vec<i64>, sqlx::Error>> + Send;
 }
@@ -425,7 +249,7 @@ impl InsertReadings for sqlx::SqliteConnection {
     async fn insert_readings(
         &mut self,
         society_id: i64,
-        events: &[NewDeviceEvent],
+        events: &[Reading],
         now: i64,
     ) -> Result<Vec<i64>, sqlx::Error> {
         let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; events.len()].join(", ");
@@ -436,7 +260,7 @@ impl InsertReadings for sqlx::SqliteConnection {
                 .bind(society_id)
                 .bind(event.device_id)
                 .bind(event.device_event_type_id)
-                .bind(event.recorded_at.0.timestamp_millis())
+                .bind(event.recorded_at.timestamp_millis())
                 .bind(event.value)
                 .bind(true)
                 .bind(now)
@@ -456,7 +280,7 @@ impl InsertReadings for sqlx::PgConnection {
     async fn insert_readings(
         &mut self,
         society_id: i64,
-        events: &[NewDeviceEvent],
+        events: &[Reading],
         now: i64,
     ) -> Result<Vec<i64>, sqlx::Error> {
         let text = format!(
@@ -472,7 +296,7 @@ impl InsertReadings for sqlx::PgConnection {
             .bind(
                 events
                     .iter()
-                    .map(|e| e.recorded_at.0.timestamp_millis())
+                    .map(|e| e.recorded_at.timestamp_millis())
                     .collect::<Vec<_>>(),
             )
             .bind(events.iter().map(|e| e.value).collect::<Vec<_>>())

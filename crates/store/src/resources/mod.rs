@@ -1,4 +1,6 @@
 //! The declaration of every resource: its table, columns, scope and wire shape, and its writes where it has any.
+//! A write takes a domain command (never a wire body), asks its references through [`crate::lookups`], and answers
+//! the stored record or the domain's [`Refusal`].
 
 pub mod applicators;
 pub mod establishments;
@@ -10,7 +12,10 @@ pub mod planning;
 pub mod plots;
 pub mod work_orders;
 
+use domain::{Refusal, Rule, Violation};
+
 use crate::db::{with_writer, BeginWrite, RowLock};
+use crate::lookups::{Found, Kind};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// Records that would be left pointing at a deleted record.
@@ -100,36 +105,7 @@ impl Store {
     }
 }
 
-/// Why a write was refused: each variant is a rule of the API, answered with its own message.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Refusal {
-    /// A required text field is empty.
-    Blank(&'static str),
-    /// A number that must be positive is not.
-    NotPositive(&'static str),
-    /// A number is outside its range, bounds included.
-    OutOfRange {
-        /// The field.
-        field: &'static str,
-        /// Lowest allowed.
-        min: f64,
-        /// Highest allowed.
-        max: f64,
-    },
-    /// A referenced record does not exist in the caller's society (or is deleted).
-    UnknownReference {
-        /// The field that refers.
-        field: &'static str,
-        /// The id it carries.
-        id: i64,
-    },
-    /// The record does not exist in the caller's society.
-    NotFound,
-    /// The record still has live dependants of this resource, this many.
-    HasDependants {
-        /// The dependants' resource name.
-        resource: &'static str,
-        /// How many.
-        count: i64,
-    },
+/// The refusal of a write whose reference `path` names `id`, which lookup `kind` did not find live.
+pub(crate) fn unknown(found: &Found, kind: Kind, path: &str, id: i64) -> Option<Refusal> {
+    (!found.has(kind, id)).then(|| Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]))
 }

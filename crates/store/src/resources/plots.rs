@@ -1,9 +1,11 @@
 //! Plots as the v3 writes speak them: create, read back by id, logically delete.
 
-use wire::plots::NewPlot;
+use domain::master_data::{optional_text, NewPlot};
+use domain::Refusal;
 
-use super::{Deletable, Dependant, Refusal};
-use crate::db::{with_writer, BeginWrite, RowLock};
+use super::{unknown, Deletable, Dependant};
+use crate::db::{with_writer, BeginWrite};
+use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
 resource! {
@@ -45,58 +47,40 @@ impl Store {
         user_id: i64,
         new: &NewPlot,
     ) -> Result<Result<wire::plots::PlotV3, Refusal>, StoreError> {
-        let name = new.name.trim();
-        if name.is_empty() {
-            return Ok(Err(Refusal::Blank("name")));
-        }
-        if !(new.area.is_finite() && new.area > 0.0) {
-            return Ok(Err(Refusal::NotPositive("area")));
-        }
-        if new.area > domain::MAX_HECTARES {
-            let (field, min, max) = ("area", 0.0, domain::MAX_HECTARES);
-            return Ok(Err(Refusal::OutOfRange { field, min, max }));
+        if let Err(refusal) = new.check() {
+            return Ok(Err(refusal));
         }
         let society_id = scope.society_id();
         let now = now_millis();
-        // The establishment stays live until the plot is committed: deleting it waits (see `Store::delete_logically`).
-        let share = self.db.dialect().lock_rows(RowLock::Share);
-        let created: Option<i64> = with_writer!(&self.db, pool => {
+        let mut lookups = Lookups::new(self.db.dialect());
+        let establishment = lookups.live("establishments", Owner::Society(society_id), [new.establishment_id]);
+        let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let establishment: Option<i64> = sqlx::query_scalar(&format!(
-                "SELECT id FROM establishments WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{share}"
-            ))
-            .bind(society_id)
-            .bind(new.establishment_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            match establishment {
-                None => None,
-                Some(_) => {
-                    let id: i64 = sqlx::query_scalar(
-                        "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, active, \
-                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
-                    )
-                    .bind(society_id)
-                    .bind(new.establishment_id)
-                    .bind(name)
-                    .bind(domain::round_hectares(new.area))
-                    .bind(new.external_code.as_deref().map(str::trim).filter(|c| !c.is_empty()))
-                    .bind(user_id)
-                    .bind(new.active.unwrap_or(true))
-                    .bind(now)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    tx.commit().await?;
-                    Some(id)
-                }
+            let found = ask!(lookups, tx);
+            if let Some(refusal) = unknown(&found, establishment, "establishment_id", new.establishment_id) {
+                Err(refusal)
+            } else {
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, active, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
+                )
+                .bind(society_id)
+                .bind(new.establishment_id)
+                .bind(new.name.trim())
+                .bind(domain::round_hectares(new.area))
+                .bind(optional_text(new.external_code.as_deref()))
+                .bind(user_id)
+                .bind(new.active)
+                .bind(now)
+                .fetch_one(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(id)
             }
         });
-        let Some(id) = created else {
-            return Ok(Err(Refusal::UnknownReference {
-                field: "establishment_id",
-                id: new.establishment_id,
-            }));
-        };
-        Ok(self.find::<PlotsV3>(scope, id).await?.ok_or(Refusal::NotFound))
+        match created {
+            Ok(id) => Ok(self.find::<PlotsV3>(scope, id).await?.ok_or(Refusal::NotFound)),
+            Err(refusal) => Ok(Err(refusal)),
+        }
     }
 }

@@ -1,0 +1,275 @@
+//! Writes of the farm field ("field" here means the farm's field, not a record's field): silobag campaign rows, IoT
+//! devices and their readings (device events), as commands with the rules each must meet before anything is stored.
+//! Whether the records they name are live is the store's to find.
+
+use chrono::{DateTime, Utc};
+
+use crate::refusal::{check_required, positive, verdict, Refusal, Rule, Violation};
+
+/// Most readings one device-events request may carry.
+pub const MAX_DEVICE_EVENTS: usize = 10_000;
+
+/// The device kinds the platform knows, as the messages list them.
+pub const DEVICE_KINDS: &str = "weather_station, silobag_sensor";
+
+/// The grain-quality semaphore's values, as the messages list them.
+const SEMAPHORE: &str = "1 (verde/green), 2 (amarillo/yellow), 3 (rojo/red)";
+
+/// Grain of a campaign stored in a silobag.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSilobagCampaign {
+    /// The silobag.
+    pub silobag_id: i64,
+    /// The campaign the grain was harvested from.
+    pub campaign_id: i64,
+    /// Tons.
+    pub quantity_tn: f64,
+    /// Percent, 0–100.
+    pub grain_humidity_percent: f64,
+    /// 1, 2 or 3.
+    pub grain_quality_semaphore: i64,
+    /// Free text; empty when none.
+    pub observations: String,
+}
+
+impl NewSilobagCampaign {
+    /// The rules that need no database.
+    pub fn check(&self) -> Result<(), Refusal> {
+        let mut violations = Vec::new();
+        if !positive(self.quantity_tn) {
+            violations.push(Violation::new("quantity_tn", Rule::NotPositive(self.quantity_tn)));
+        }
+        if !(0.0..=100.0).contains(&self.grain_humidity_percent) {
+            let rule = Rule::OutOfRange { min: 0.0, max: 100.0 };
+            violations.push(Violation::new("grain_humidity_percent", rule));
+        }
+        if !(1..=3).contains(&self.grain_quality_semaphore) {
+            violations.push(Violation::new("grain_quality_semaphore", Rule::NotOneOf(SEMAPHORE)));
+        }
+        verdict(violations)
+    }
+}
+
+/// What an IoT device is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// A weather station, optionally in an establishment.
+    WeatherStation,
+    /// A sensor monitoring a silobag, installed in the silobag's establishment.
+    SilobagSensor,
+}
+
+impl DeviceKind {
+    /// The kind a body names, if it is one the platform knows.
+    pub fn parse(kind: &str) -> Option<Self> {
+        match kind.trim() {
+            "weather_station" => Some(Self::WeatherStation),
+            "silobag_sensor" => Some(Self::SilobagSensor),
+            _ => None,
+        }
+    }
+
+    /// The stored and rendered name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::WeatherStation => "weather_station",
+            Self::SilobagSensor => "silobag_sensor",
+        }
+    }
+}
+
+/// A new IoT device, as its body states it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDevice {
+    /// Name; required.
+    pub name: String,
+    /// The kind as sent: one of [`DEVICE_KINDS`].
+    pub kind: String,
+    /// The maker's serial number; required.
+    pub serial_number: String,
+    /// The establishment it is installed in.
+    pub establishment_id: Option<i64>,
+    /// The silobag it monitors.
+    pub silobag_id: Option<i64>,
+    /// Decimal degrees, −90 to 90.
+    pub latitude: Option<f64>,
+    /// Decimal degrees, −180 to 180.
+    pub longitude: Option<f64>,
+    /// Active flag.
+    pub active: bool,
+}
+
+impl NewDevice {
+    /// The rules that need no database; the device's kind when it meets them.
+    pub fn check(&self) -> Result<DeviceKind, Refusal> {
+        let mut violations = Vec::new();
+        check_required("name", &self.name, &mut violations);
+        let kind = DeviceKind::parse(&self.kind);
+        if kind.is_none() {
+            violations.push(Violation::new("kind", Rule::NotOneOf(DEVICE_KINDS)));
+        }
+        check_required("serial_number", &self.serial_number, &mut violations);
+        match (kind, self.silobag_id) {
+            (Some(DeviceKind::SilobagSensor), None) => {
+                let rule = Rule::RequiredForKind(DeviceKind::SilobagSensor.as_str());
+                violations.push(Violation::new("silobag_id", rule));
+            }
+            (Some(DeviceKind::WeatherStation), Some(_)) => {
+                let rule = Rule::NotForKind(DeviceKind::WeatherStation.as_str());
+                violations.push(Violation::new("silobag_id", rule));
+            }
+            _ => {}
+        }
+        for (path, value, bound) in [("latitude", self.latitude, 90.0), ("longitude", self.longitude, 180.0)] {
+            if value.is_some_and(|v| !(-bound..=bound).contains(&v)) {
+                let rule = Rule::OutOfRange { min: -bound, max: bound };
+                violations.push(Violation::new(path, rule));
+            }
+        }
+        // An unknown kind is itself a violation, so a kind is known whenever nothing is wrong.
+        match kind {
+            Some(kind) if violations.is_empty() => Ok(kind),
+            _ => Err(Refusal::Invalid(violations)),
+        }
+    }
+}
+
+/// One reading of a device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// The device that read it.
+    pub device_id: i64,
+    /// What was read (a `device_event_types` record).
+    pub device_event_type_id: i64,
+    /// When it was read.
+    pub recorded_at: DateTime<Utc>,
+    /// The value read, in the event type's unit.
+    pub value: f64,
+}
+
+/// Readings sent together: one object, or a batch stored all or none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewReadings {
+    /// The readings, in the order sent.
+    pub readings: Vec<Reading>,
+    /// Whether they came as an array: then a violation is named by its item's index.
+    pub batch: bool,
+}
+
+impl NewReadings {
+    /// The rules that need no database: the batch's size.
+    pub fn check(&self) -> Result<(), Refusal> {
+        if self.readings.len() > MAX_DEVICE_EVENTS {
+            return Err(Refusal::TooManyItems {
+                sent: self.readings.len(),
+                max: MAX_DEVICE_EVENTS,
+            });
+        }
+        Ok(())
+    }
+
+    /// `violation` of reading `index`, named as the body names that reading.
+    pub fn at(&self, index: usize, violation: Violation) -> Violation {
+        if self.batch {
+            violation.in_item(index)
+        } else {
+            violation
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sensor() -> NewDevice {
+        NewDevice {
+            name: "Sensor 1".into(),
+            kind: "silobag_sensor".into(),
+            serial_number: "SB-1".into(),
+            establishment_id: None,
+            silobag_id: Some(3),
+            latitude: Some(-36.6),
+            longitude: None,
+            active: true,
+        }
+    }
+
+    fn paths(refusal: Refusal) -> Vec<String> {
+        match refusal {
+            Refusal::Invalid(violations) => violations.into_iter().map(|v| v.path).collect(),
+            other => vec![format!("{other:?}")],
+        }
+    }
+
+    #[test]
+    fn a_silobag_sensor_needs_its_silobag_and_a_station_has_none() {
+        assert_eq!(sensor().check(), Ok(DeviceKind::SilobagSensor));
+        let without = NewDevice {
+            silobag_id: None,
+            ..sensor()
+        };
+        assert_eq!(paths(without.check().unwrap_err()), ["silobag_id"]);
+        let station = NewDevice {
+            kind: " weather_station ".into(),
+            ..sensor()
+        };
+        assert_eq!(paths(station.check().unwrap_err()), ["silobag_id"]);
+    }
+
+    #[test]
+    fn every_broken_rule_of_a_device_is_reported() {
+        let device = NewDevice {
+            name: "".into(),
+            kind: "drone".into(),
+            latitude: Some(91.0),
+            longitude: Some(-181.0),
+            ..sensor()
+        };
+        assert_eq!(paths(device.check().unwrap_err()), ["name", "kind", "latitude", "longitude"]);
+    }
+
+    #[test]
+    fn silobag_rows_bound_their_quantities() {
+        let row = NewSilobagCampaign {
+            silobag_id: 1,
+            campaign_id: 2,
+            quantity_tn: 0.0,
+            grain_humidity_percent: 101.0,
+            grain_quality_semaphore: 4,
+            observations: String::new(),
+        };
+        assert_eq!(
+            paths(row.check().unwrap_err()),
+            ["quantity_tn", "grain_humidity_percent", "grain_quality_semaphore"]
+        );
+    }
+
+    #[test]
+    fn a_batch_names_its_items_and_is_bounded() {
+        let reading = Reading {
+            device_id: 1,
+            device_event_type_id: 1,
+            recorded_at: DateTime::<Utc>::MIN_UTC,
+            value: 1.0,
+        };
+        let batch = NewReadings {
+            readings: vec![reading.clone(); MAX_DEVICE_EVENTS + 1],
+            batch: true,
+        };
+        assert_eq!(
+            batch.check(),
+            Err(Refusal::TooManyItems {
+                sent: MAX_DEVICE_EVENTS + 1,
+                max: MAX_DEVICE_EVENTS
+            })
+        );
+        let violation = Violation::new("device_id", Rule::Unknown(1));
+        assert_eq!(batch.at(2, violation.clone()).path, "[2].device_id");
+        let one = NewReadings {
+            readings: vec![reading],
+            batch: false,
+        };
+        assert_eq!(one.at(0, violation).path, "device_id");
+    }
+}

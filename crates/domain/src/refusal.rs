@@ -1,0 +1,174 @@
+//! Why a write is refused: every reason, named once. Domain rules find the reasons a body shows by itself; the store
+//! adds only what it found in the database (a reference that is not live, a line of another order, a stale version);
+//! the server puts each reason into words, in one place, in every language.
+
+/// What is wrong with one value of a body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rule {
+    /// `system_id` is not `third_party`; what was sent.
+    SystemId(String),
+    /// `extra_fields.company.local_id` is not the caller's society.
+    Company {
+        /// What was sent.
+        sent: i64,
+        /// The caller's society.
+        expected: i64,
+    },
+    /// A required text is blank.
+    Blank,
+    /// A quantity that must be positive is not; what was sent.
+    NotPositive(f64),
+    /// A number outside its range, bounds included.
+    OutOfRange {
+        /// Lowest allowed.
+        min: f64,
+        /// Highest allowed.
+        max: f64,
+    },
+    /// A value outside a fixed set; the allowed values, as the message lists them.
+    NotOneOf(&'static str),
+    /// A field that a device of this kind must have; the kind.
+    RequiredForKind(&'static str),
+    /// A field that a device of this kind must not have; the kind.
+    NotForKind(&'static str),
+    /// `cultivation.local_id` is not a live campaign of the caller's society. Says whether the id exists as a crop
+    /// species or as a v3 cultivation row, the usual confusions (the homonym rule).
+    NotACampaign {
+        /// The id sent.
+        id: i64,
+        /// A species has this id.
+        species: bool,
+        /// One of the society's v3 cultivation rows has this id.
+        cultivation: bool,
+    },
+    /// The referenced record is not one of the caller's (or, for catalogues, its country's) live records.
+    Unknown(i64),
+    /// A line's `local_id` is not a line of this order.
+    UnknownLine(i64),
+    /// Two lines carry the same `local_id`.
+    DuplicateLine(i64),
+    /// The same id is listed twice.
+    Repeated(i64),
+    /// The silobag lies in another establishment than the one the body names.
+    SilobagElsewhere {
+        /// The silobag.
+        silobag_id: i64,
+        /// The establishment the body names.
+        establishment_id: i64,
+    },
+}
+
+/// A broken rule and where: a JSON path such as `supplies[2].area_applied`, `name` or `[3].device_id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// Where in the body.
+    pub path: String,
+    /// What is wrong.
+    pub rule: Rule,
+}
+
+impl Violation {
+    /// A violation at `path`.
+    pub fn new(path: impl Into<String>, rule: Rule) -> Self {
+        Self {
+            path: path.into(),
+            rule,
+        }
+    }
+
+    /// The same violation inside item `index` of a batch: `[index].path`.
+    pub fn in_item(self, index: usize) -> Self {
+        Self {
+            path: format!("[{index}].{}", self.path),
+            rule: self.rule,
+        }
+    }
+}
+
+/// Why a write was refused as a whole; nothing of it was stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The body breaks these rules: every one found, in body order.
+    Invalid(Vec<Violation>),
+    /// A batch carries more items than one request may.
+    TooManyItems {
+        /// How many were sent.
+        sent: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// The record written or deleted is not a live record of the caller's society.
+    NotFound,
+    /// The record still has live dependants: their resource, and how many.
+    HasDependants {
+        /// The dependants' resource (their table's name).
+        resource: &'static str,
+        /// How many.
+        count: i64,
+    },
+    /// The record is read-only (a work order's `is_read_only`).
+    ReadOnly,
+    /// `If-Match` named a version the record no longer has.
+    Stale,
+    /// Another live work order of the society already has this `external_id`; its `local_id`.
+    DuplicateExternalId(i64),
+}
+
+/// The outcome of checking a body: nothing wrong, or every violation found.
+pub fn verdict(violations: Vec<Violation>) -> Result<(), Refusal> {
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal::Invalid(violations))
+    }
+}
+
+/// Whether `value` is a finite number above zero.
+pub fn positive(value: f64) -> bool {
+    value.is_finite() && value > 0.0
+}
+
+/// Checks that `value` is a positive number of hectares within [`crate::MAX_HECTARES`].
+pub fn check_hectares(path: &str, value: f64, violations: &mut Vec<Violation>) {
+    if !positive(value) {
+        violations.push(Violation::new(path, Rule::NotPositive(value)));
+    } else if value > crate::MAX_HECTARES {
+        let rule = Rule::OutOfRange {
+            min: 0.0,
+            max: crate::MAX_HECTARES,
+        };
+        violations.push(Violation::new(path, rule));
+    }
+}
+
+/// Checks that a required text is not blank.
+pub fn check_required(path: &str, value: &str, violations: &mut Vec<Violation>) {
+    if value.trim().is_empty() {
+        violations.push(Violation::new(path, Rule::Blank));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_of_a_batch_is_named_by_its_index() {
+        let violation = Violation::new("device_id", Rule::Unknown(4)).in_item(3);
+        assert_eq!(violation.path, "[3].device_id");
+    }
+
+    #[test]
+    fn hectares_must_be_positive_and_bounded() {
+        let mut violations = Vec::new();
+        for area in [12.5, crate::MAX_HECTARES] {
+            check_hectares("area", area, &mut violations);
+        }
+        assert!(violations.is_empty());
+        for area in [0.0, -1.0, f64::NAN, crate::MAX_HECTARES * 2.0] {
+            check_hectares("area", area, &mut violations);
+        }
+        assert_eq!(violations.len(), 4);
+        assert_eq!(verdict(Vec::new()), Ok(()));
+    }
+}

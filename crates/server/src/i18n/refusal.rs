@@ -1,0 +1,286 @@
+//! The words of a refused write: every [`Refusal`] and every [`Rule`] of the domain, in Spanish, Portuguese and
+//! English, written once here.
+
+use domain::work_orders::THIRD_PARTY_SYSTEM;
+use domain::{Lang, Refusal, Rule, Violation};
+
+/// How many violations of a batch a message names; the rest are counted, so a batch of 10,000 bad readings does not
+/// answer a megabyte of messages.
+const NAMED_FAILURES: usize = 20;
+
+/// What a refusal of a write to `resource` (record `id`, when it names one) says in `lang`.
+pub(super) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, lang: Lang) -> String {
+    use Lang::{En, Es, Pt};
+    match (refusal, lang) {
+        (Refusal::Invalid(violations), lang) => invalid_text(resource, violations, lang),
+        (Refusal::TooManyItems { sent, max }, Es) => {
+            format!("Se enviaron {sent} elementos; el máximo por solicitud es {max}.")
+        }
+        (Refusal::TooManyItems { sent, max }, Pt) => {
+            format!("Foram enviados {sent} itens; o máximo por requisição é {max}.")
+        }
+        (Refusal::TooManyItems { sent, max }, En) => {
+            format!("{sent} items were sent; the most a request may carry is {max}.")
+        }
+        (Refusal::NotFound, lang) => super::Msg::NotFound {
+            resource,
+            id: id.to_owned(),
+        }
+        .text(lang),
+        (Refusal::HasDependants { resource, count }, lang) => dependants_text(resource, *count, lang),
+        (Refusal::ReadOnly, Es) => format!("La orden de trabajo {id} es de solo lectura y no puede modificarse."),
+        (Refusal::ReadOnly, Pt) => format!("A ordem de trabalho {id} é somente leitura e não pode ser modificada."),
+        (Refusal::ReadOnly, En) => format!("Work order {id} is read-only and cannot be modified."),
+        (Refusal::Stale, Es) => {
+            format!("La orden de trabajo {id} cambió desde que la leyó (If-Match); léala de nuevo.")
+        }
+        (Refusal::Stale, Pt) => {
+            format!("A ordem de trabalho {id} mudou desde que foi lida (If-Match); leia-a novamente.")
+        }
+        (Refusal::Stale, En) => format!("Work order {id} changed since you read it (If-Match); read it again."),
+        (Refusal::DuplicateExternalId(other), Es) => {
+            format!("Ya existe la orden de trabajo {other} con ese external_id.")
+        }
+        (Refusal::DuplicateExternalId(other), Pt) => {
+            format!("Já existe a ordem de trabalho {other} com esse external_id.")
+        }
+        (Refusal::DuplicateExternalId(other), En) => format!("Work order {other} already has that external_id."),
+    }
+}
+
+/// A body's violations: a work order's under one heading; a batch's counted, naming the first
+/// [`NAMED_FAILURES`]; any other body's one after another.
+fn invalid_text(resource: &str, violations: &[Violation], lang: Lang) -> String {
+    let named: Vec<String> = violations
+        .iter()
+        .take(NAMED_FAILURES)
+        .map(|violation| violation_text(violation, lang))
+        .collect();
+    let details = named.join("; ");
+    if resource == "work_orders" {
+        let intro = match lang {
+            Lang::Es => "La orden de trabajo no es válida",
+            Lang::Pt => "A ordem de trabalho não é válida",
+            Lang::En => "The work order is not valid",
+        };
+        return format!("{intro}: {details}");
+    }
+    if !violations.iter().all(|violation| violation.path.starts_with('[')) {
+        return format!("{details}.");
+    }
+    let total = violations.len();
+    let intro = match (lang, total) {
+        (Lang::Es, 1) => "1 elemento no es válido; no se guardó ninguno".to_owned(),
+        (Lang::Es, _) => format!("{total} elementos no son válidos; no se guardó ninguno"),
+        (Lang::Pt, 1) => "1 item não é válido; nenhum foi salvo".to_owned(),
+        (Lang::Pt, _) => format!("{total} itens não são válidos; nenhum foi salvo"),
+        (Lang::En, 1) => "1 item is not valid; none was stored".to_owned(),
+        (Lang::En, _) => format!("{total} items are not valid; none was stored"),
+    };
+    let mut text = format!("{intro}: {details}");
+    let rest = total.saturating_sub(NAMED_FAILURES);
+    if rest > 0 {
+        text.push_str(&match lang {
+            Lang::Es => format!("; y {rest} más"),
+            Lang::Pt => format!("; e mais {rest}"),
+            Lang::En => format!("; and {rest} more"),
+        });
+    }
+    text.push('.');
+    text
+}
+
+/// What a record's live dependants of `resource` (a table) are called: singular and plural, and whether the noun is
+/// feminine, in `lang`. The resource's own name follows in the message, so a table without a noun here still reads.
+fn dependant_noun(resource: &str, lang: Lang) -> (&'static str, &'static str, bool) {
+    match (resource, lang) {
+        ("plots", Lang::Es) => ("lote", "lotes", false),
+        ("plots", Lang::Pt) => ("talhão", "talhões", false),
+        ("plots", Lang::En) => ("plot", "plots", false),
+        ("campaigns", Lang::Es) => ("campaña", "campañas", true),
+        ("campaigns", Lang::Pt) => ("campanha", "campanhas", true),
+        ("campaigns", Lang::En) => ("campaign", "campaigns", false),
+        ("silobags", Lang::Es) => ("silobolsa", "silobolsas", true),
+        ("silobags", Lang::Pt) => ("silo bolsa", "silos bolsa", false),
+        ("silobags", Lang::En) => ("silobag", "silobags", false),
+        ("devices", Lang::Es | Lang::Pt) => ("dispositivo", "dispositivos", false),
+        ("devices", Lang::En) => ("device", "devices", false),
+        ("warehouses", Lang::Es) => ("depósito", "depósitos", false),
+        ("warehouses", Lang::Pt) => ("armazém", "armazéns", false),
+        ("warehouses", Lang::En) => ("warehouse", "warehouses", false),
+        ("establishments", Lang::Es) => ("establecimiento", "establecimientos", false),
+        ("establishments", Lang::Pt) => ("estabelecimento", "estabelecimentos", false),
+        ("establishments", Lang::En) => ("establishment", "establishments", false),
+        (_, Lang::Es | Lang::Pt) => ("registro", "registros", false),
+        (_, Lang::En) => ("record", "records", false),
+    }
+}
+
+/// "It still has 1 live plot (plots)", with the noun and its adjective agreeing with the count.
+fn dependants_text(resource: &str, count: i64, lang: Lang) -> String {
+    let (singular, plural, feminine) = dependant_noun(resource, lang);
+    let one = count == 1;
+    let noun = if one { singular } else { plural };
+    match lang {
+        Lang::Es => {
+            let live = match (feminine, one) {
+                (false, true) => "activo",
+                (false, false) => "activos",
+                (true, true) => "activa",
+                (true, false) => "activas",
+            };
+            format!("No se puede eliminar: tiene {count} {noun} {live} ({resource}).")
+        }
+        Lang::Pt => {
+            let live = match (feminine, one) {
+                (false, true) => "ativo",
+                (false, false) => "ativos",
+                (true, true) => "ativa",
+                (true, false) => "ativas",
+            };
+            format!("Não é possível excluir: tem {count} {noun} {live} ({resource}).")
+        }
+        Lang::En => format!("Cannot delete: it still has {count} live {noun} ({resource})."),
+    }
+}
+
+/// One broken rule, led by where it is.
+fn violation_text(violation: &Violation, lang: Lang) -> String {
+    let path = &violation.path;
+    match (&violation.rule, lang) {
+        (Rule::SystemId(sent), Lang::Es) => format!("{path} debe ser \"{THIRD_PARTY_SYSTEM}\" (se recibió {sent:?})"),
+        (Rule::SystemId(sent), Lang::Pt) => format!("{path} deve ser \"{THIRD_PARTY_SYSTEM}\" (recebido {sent:?})"),
+        (Rule::SystemId(sent), Lang::En) => format!("{path} must be \"{THIRD_PARTY_SYSTEM}\" (got {sent:?})"),
+        (Rule::Company { sent, expected }, Lang::Es) => {
+            format!("{path} es {sent}, pero debe ser su sociedad, {expected}")
+        }
+        (Rule::Company { sent, expected }, Lang::Pt) => {
+            format!("{path} é {sent}, mas deve ser a sua sociedade, {expected}")
+        }
+        (Rule::Company { sent, expected }, Lang::En) => {
+            format!("{path} is {sent}, but must be your society, {expected}")
+        }
+        (Rule::Blank, Lang::Es) => format!("{path} es obligatorio y no puede estar vacío"),
+        (Rule::Blank, Lang::Pt) => format!("{path} é obrigatório e não pode estar vazio"),
+        (Rule::Blank, Lang::En) => format!("{path} is required and must not be blank"),
+        (Rule::NotPositive(value), Lang::Es) => format!("{path} debe ser mayor que cero (se recibió {value})"),
+        (Rule::NotPositive(value), Lang::Pt) => format!("{path} deve ser maior que zero (recebido {value})"),
+        (Rule::NotPositive(value), Lang::En) => format!("{path} must be greater than zero (got {value})"),
+        (Rule::OutOfRange { min, max }, Lang::Es) => format!("{path} debe ser un número entre {min} y {max}"),
+        (Rule::OutOfRange { min, max }, Lang::Pt) => format!("{path} deve ser um número entre {min} e {max}"),
+        (Rule::OutOfRange { min, max }, Lang::En) => format!("{path} must be a number from {min} to {max}"),
+        (Rule::NotOneOf(allowed), Lang::Es) => format!("{path} debe ser uno de: {allowed}"),
+        (Rule::NotOneOf(allowed), Lang::Pt) => format!("{path} deve ser um de: {allowed}"),
+        (Rule::NotOneOf(allowed), Lang::En) => format!("{path} must be one of: {allowed}"),
+        (Rule::RequiredForKind(kind), Lang::Es) => format!("{path} es obligatorio para los dispositivos {kind}"),
+        (Rule::RequiredForKind(kind), Lang::Pt) => format!("{path} é obrigatório para os dispositivos {kind}"),
+        (Rule::RequiredForKind(kind), Lang::En) => format!("{path} is required for {kind} devices"),
+        (Rule::NotForKind(kind), Lang::Es) => format!("{path} no corresponde a los dispositivos {kind}; omítalo"),
+        (Rule::NotForKind(kind), Lang::Pt) => format!("{path} não se aplica aos dispositivos {kind}; omita-o"),
+        (Rule::NotForKind(kind), Lang::En) => format!("{path} does not apply to {kind} devices; omit it"),
+        (Rule::NotACampaign { id, species, cultivation }, lang) => not_a_campaign_text(path, *id, *species, *cultivation, lang),
+        (Rule::Unknown(id), Lang::Es) => format!("{path}: {id} no existe o no está disponible para su sociedad"),
+        (Rule::Unknown(id), Lang::Pt) => format!("{path}: {id} não existe ou não está disponível para a sua sociedade"),
+        (Rule::Unknown(id), Lang::En) => format!("{path}: {id} does not exist or is not available to your society"),
+        (Rule::UnknownLine(id), Lang::Es) => {
+            format!("{path}: {id} no es una línea de esta orden; omita local_id para agregar una línea")
+        }
+        (Rule::UnknownLine(id), Lang::Pt) => {
+            format!("{path}: {id} não é uma linha desta ordem; omita local_id para adicionar uma linha")
+        }
+        (Rule::UnknownLine(id), Lang::En) => {
+            format!("{path}: {id} is not a line of this order; omit local_id to add a line")
+        }
+        (Rule::DuplicateLine(id), Lang::Es) => format!("{path}: la línea {id} aparece dos veces"),
+        (Rule::DuplicateLine(id), Lang::Pt) => format!("{path}: a linha {id} aparece duas vezes"),
+        (Rule::DuplicateLine(id), Lang::En) => format!("{path}: line {id} appears twice"),
+        (Rule::Repeated(id), Lang::Es | Lang::Pt) => format!("{path}: {id} está repetido"),
+        (Rule::Repeated(id), Lang::En) => format!("{path}: {id} is repeated"),
+        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::Es) => {
+            format!("{path}: la silobolsa {silobag_id} no está en el establecimiento {establishment_id}")
+        }
+        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::Pt) => {
+            format!("{path}: o silo bolsa {silobag_id} não está no estabelecimento {establishment_id}")
+        }
+        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::En) => {
+            format!("{path}: silobag {silobag_id} is not in establishment {establishment_id}")
+        }
+    }
+}
+
+/// The homonym rule's message: a line's `cultivation.local_id` is not a campaign, and what the id is instead.
+fn not_a_campaign_text(path: &str, id: i64, species: bool, cultivation: bool, lang: Lang) -> String {
+    let (rule, as_species, as_cultivation) = match lang {
+        Lang::Es => (
+            format!("{path}: {id} no es una campaña de su sociedad; cultivation.local_id lleva el id de una campaña (campaigns.id), no el de una especie ni el de un cultivo"),
+            format!(" ({id} es una especie del catálogo de cultivos)"),
+            format!(" ({id} es un registro de /cultivations; envíe su campaign_id)"),
+        ),
+        Lang::Pt => (
+            format!("{path}: {id} não é uma campanha da sua sociedade; cultivation.local_id leva o id de uma campanha (campaigns.id), não o de uma espécie nem o de um cultivo"),
+            format!(" ({id} é uma espécie do catálogo de culturas)"),
+            format!(" ({id} é um registro de /cultivations; envie o seu campaign_id)"),
+        ),
+        Lang::En => (
+            format!("{path}: {id} is not a campaign of your society; cultivation.local_id carries a campaign id (campaigns.id), not a species id nor a cultivation id"),
+            format!(" ({id} is a crop species of the catalogue)"),
+            format!(" ({id} is a /cultivations record; send its campaign_id)"),
+        ),
+    };
+    let mut text = rule;
+    if species {
+        text.push_str(&as_species);
+    }
+    if cultivation {
+        text.push_str(&as_cultivation);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependants_agree_with_their_count_and_name_the_resource() {
+        assert_eq!(
+            dependants_text("plots", 1, Lang::Es),
+            "No se puede eliminar: tiene 1 lote activo (plots)."
+        );
+        assert_eq!(
+            dependants_text("campaigns", 3, Lang::Es),
+            "No se puede eliminar: tiene 3 campañas activas (campaigns)."
+        );
+        assert_eq!(
+            dependants_text("plots", 2, Lang::Pt),
+            "Não é possível excluir: tem 2 talhões ativos (plots)."
+        );
+        assert_eq!(
+            dependants_text("devices", 1, Lang::En),
+            "Cannot delete: it still has 1 live device (devices)."
+        );
+    }
+
+    #[test]
+    fn a_batch_counts_its_failing_items_and_names_the_first() {
+        let violations: Vec<Violation> = (0..25)
+            .map(|index| Violation::new("device_id", Rule::Unknown(9)).in_item(index))
+            .collect();
+        let text = invalid_text("device_events", &violations, Lang::En);
+        assert!(text.starts_with("25 items are not valid; none was stored: [0].device_id: 9 "), "{text}");
+        assert!(text.contains("[19].device_id") && !text.contains("[20].device_id"), "{text}");
+        assert!(text.ends_with("; and 5 more."), "{text}");
+        let one = invalid_text("device_events", &violations[..1], Lang::Es);
+        assert!(one.starts_with("1 elemento no es válido; no se guardó ninguno: [0].device_id"), "{one}");
+    }
+
+    #[test]
+    fn a_single_records_violations_lead_with_their_paths() {
+        let violations = [Violation::new("name", Rule::Blank), Violation::new("farmer_id", Rule::Unknown(7))];
+        assert_eq!(
+            invalid_text("establishments", &violations, Lang::Pt),
+            "name é obrigatório e não pode estar vazio; farmer_id: 7 não existe ou não está disponível para a sua \
+             sociedade."
+        );
+    }
+}

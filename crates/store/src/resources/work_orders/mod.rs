@@ -1,0 +1,302 @@
+//! Work orders: read ([`read`]), and written whole (header and lines added, changed, removed) in one transaction
+//! that checks every reference against the caller's society before anything is written ([`references`]), then writes
+//! the header and every line in one batch ([`lines`]).
+//!
+//! Lines sent with a `local_id` keep it; lines sent without one are new; lines of the order not sent are removed.
+//! The order's row is locked for the transaction (PostgreSQL `FOR UPDATE`; SQLite has one writer), so concurrent
+//! replacements of one order apply one after the other and never interleave their lines.
+
+mod lines;
+mod read;
+mod references;
+
+use domain::work_orders::{StateFlags, WorkOrderCommand};
+use domain::Refusal;
+use wire::operations::WorkOrder;
+
+use read::assemble;
+pub use read::{WorkOrderHeaders, WorkOrderRow, WorkOrderStateFilter};
+
+use self::lines::{line_inserts_of, written_rows, Kept, Order};
+use self::references::{external_id_holder_args, Plan, EXTERNAL_ID_HOLDER};
+use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, RowLock, Sql};
+use crate::lookups::ask;
+use crate::{now_millis, Resource, Scope, Store, StoreError};
+
+/// How a write treats an existing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// A new order.
+    Create,
+    /// Replace order `local_id`; when `expected_version` is given, only if the order is still at that version.
+    Replace {
+        /// The order.
+        local_id: i64,
+        /// The version (`updated_at` in epoch ms) the client read, from `If-Match`.
+        expected_version: Option<i64>,
+    },
+}
+
+/// A stored work order in its read shape, and its new version (`updated_at` in epoch ms), which its `ETag` names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    /// The order as a read answers it.
+    pub order: WorkOrder,
+    /// Its version.
+    pub version: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct OrderState {
+    updated_at: i64,
+    is_read_only: bool,
+    deleted_at: Option<i64>,
+    active: bool,
+    created_at: i64,
+}
+
+/// The statement that reads an order's state, locking its row when `lock` says so.
+fn order_state_query(lock: &str) -> String {
+    format!(
+        "SELECT updated_at, is_read_only, deleted_at, active, created_at FROM work_orders \
+         WHERE society_id = $1 AND id = $2{lock}"
+    )
+}
+
+/// Whether an order in `state` may be replaced by a write that read `expected_version`; what it keeps if so.
+fn replaceable(state: Option<OrderState>, expected_version: Option<i64>) -> Result<Kept, Refusal> {
+    match state {
+        None | Some(OrderState { deleted_at: Some(_), .. }) => Err(Refusal::NotFound),
+        Some(OrderState { is_read_only: true, .. }) => Err(Refusal::ReadOnly),
+        Some(state) if expected_version.is_some_and(|v| v != state.updated_at) => Err(Refusal::Stale),
+        Some(state) => Ok(Kept {
+            active: state.active,
+            created_at: state.created_at,
+        }),
+    }
+}
+
+/// The statement that inserts a new order's header, into `batch`.
+fn header_insert(batch: &mut Batch, command: &WorkOrderCommand, order: &Order, external_id: Option<&str>) {
+    let StateFlags { pending, executed, confirmed } = command.state;
+    batch
+        .statement()
+        .push(
+            "INSERT INTO work_orders (id, society_id, external_id, system_id, name, date, voucher_date, \
+             voucher_type_id, pending, executed, confirmed, created_at, updated_at) VALUES ",
+        )
+        .row([
+            Arg::Int(order.id),
+            Arg::Int(order.society_id),
+            Arg::OptionalText(external_id.map(str::to_owned)),
+            Arg::Text(command.system_id.clone()),
+            Arg::Text(command.name.trim().to_owned()),
+            Arg::Int(command.date.timestamp_millis()),
+            Arg::Int(command.voucher_date.timestamp_millis()),
+            Arg::Int(command.voucher_type_id),
+            Arg::Bool(pending),
+            Arg::Bool(executed),
+            Arg::Bool(confirmed),
+            Arg::Int(order.now),
+            Arg::Int(order.now),
+        ]);
+}
+
+/// The statement that replaces an existing order's header; it answers the new version. A replacement within the
+/// same millisecond still gets a new version, so `If-Match` sees it.
+const HEADER_UPDATE: &str = "UPDATE work_orders SET external_id = $3, system_id = $4, name = $5, date = $6, \
+     voucher_date = $7, voucher_type_id = $8, pending = $9, executed = $10, confirmed = $11, \
+     updated_at = CASE WHEN updated_at >= $12 THEN updated_at + 1 ELSE $12 END \
+     WHERE society_id = $1 AND id = $2 RETURNING updated_at";
+
+/// The statements that remove an order's lines and their links. Lines kept go back in with their ids, so they must
+/// be gone first: a batch's statements have no order on PostgreSQL, so these are a batch of their own.
+fn line_removal(batch: &mut Batch, society_id: i64, order_id: i64) {
+    let own_labours = "(SELECT id FROM work_order_labours WHERE society_id = ? AND work_order_id = ?)";
+    let order = [Arg::Int(society_id), Arg::Int(order_id)];
+    for table in ["work_order_labour_contractors", "work_order_labour_machines", "work_order_labour_applicators"] {
+        batch
+            .statement()
+            .push_with(&format!("DELETE FROM {table} WHERE society_id = ? AND labour_id IN "), &order[..1])
+            .push_with(own_labours, &order);
+    }
+    for table in ["work_order_supplies", "work_order_labours"] {
+        batch
+            .statement()
+            .push_with(&format!("DELETE FROM {table} WHERE society_id = ? AND work_order_id = ?"), &order);
+    }
+}
+
+impl Store {
+    /// The current version of a live work order (its `updated_at`), for `ETag`s.
+    pub async fn work_order_version(&self, scope: &Scope, local_id: i64) -> Result<Option<i64>, StoreError> {
+        Ok(with_reader!(&self.db, pool => {
+            sqlx::query_scalar("SELECT updated_at FROM work_orders WHERE society_id = $1 AND id = $2")
+                .bind(scope.society_id())
+                .bind(local_id)
+                .fetch_optional(pool)
+                .await?
+        }))
+    }
+
+    /// Logically deletes a work order; a read-only one is refused, an already deleted one is left as it is (so a
+    /// retried delete succeeds).
+    #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
+    pub async fn delete_work_order(&self, scope: &Scope, local_id: i64) -> Result<Result<(), Refusal>, StoreError> {
+        let society_id = scope.society_id();
+        let now = now_millis();
+        let query = order_state_query("");
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            let state: Option<OrderState> =
+                sqlx::query_as(&query).bind(society_id).bind(local_id).fetch_optional(&mut *tx).await?;
+            match state {
+                None => Ok(Err(Refusal::NotFound)),
+                Some(OrderState { deleted_at: Some(_), .. }) => Ok(Ok(())),
+                Some(OrderState { is_read_only: true, .. }) => Ok(Err(Refusal::ReadOnly)),
+                Some(_) => {
+                    sqlx::query("UPDATE work_orders SET deleted_at = $3, updated_at = $3 WHERE society_id = $1 AND id = $2")
+                        .bind(society_id)
+                        .bind(local_id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                    tx.commit().await?;
+                    Ok(Ok(()))
+                }
+            }
+        })
+    }
+
+    /// Creates or replaces a work order; answers it as a read would, with its new version.
+    #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
+    pub async fn write_work_order(
+        &self,
+        scope: &Scope,
+        mode: WriteMode,
+        command: &WorkOrderCommand,
+    ) -> Result<Result<Written, Refusal>, StoreError> {
+        let society_id = scope.society_id();
+        let dialect = self.db.dialect();
+        let plan = Plan::new(dialect, scope, mode, command);
+        let (own_id, external_id) = (plan.own_id, plan.external_id);
+        let now = now_millis();
+        let state_query = order_state_query(dialect.lock_rows(RowLock::Update));
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            // 1. The order replaced: locked, live, writable, and at the version `If-Match` names.
+            let kept = match mode {
+                WriteMode::Create => Kept { active: true, created_at: now },
+                WriteMode::Replace { local_id, expected_version } => {
+                    let state = sqlx::query_as(&state_query).bind(society_id).bind(local_id).fetch_optional(&mut *tx).await?;
+                    match replaceable(state, expected_version) {
+                        Ok(kept) => kept,
+                        Err(refusal) => return Ok(Err(refusal)),
+                    }
+                }
+            };
+            // 2. Every reference, and ids for the new rows, in one round trip.
+            let found = ask!(plan.lookups, tx);
+            if let Some(other) = plan.duplicate(&found) {
+                return Ok(Err(Refusal::DuplicateExternalId(other)));
+            }
+            // 3. What a line's missing campaign is instead, asked only when one is missing.
+            let missing = plan.missing_campaigns(&found);
+            let homonyms = if missing.is_empty() {
+                None
+            } else {
+                let (lookups, species, cultivations) = plan.homonym_lookups(dialect, &missing);
+                Some((ask!(lookups, tx), species, cultivations))
+            };
+            let violations = plan.violations(&found, |id| match &homonyms {
+                Some((answered, species, cultivations)) => (answered.has(*species, id), answered.has(*cultivations, id)),
+                None => (false, false),
+            });
+            if !violations.is_empty() {
+                return Ok(Err(Refusal::Invalid(violations)));
+            }
+            // 4. The header, then every line in one batch.
+            let supply_ids = found.line_ids(&plan.new_supplies, command.supplies.iter().map(|s| s.local_id))?;
+            let labour_ids = found.line_ids(&plan.new_labours, command.labours.iter().map(|l| l.local_id))?;
+            let mut batch = Batch::new(dialect);
+            let (order, version) = match mode {
+                WriteMode::Create => {
+                    let local_id = found.reserved(&plan.new_order)?.first().copied().unwrap_or_default();
+                    let order = Order { society_id, id: local_id, now };
+                    header_insert(&mut batch, command, &order, external_id);
+                    (order, now)
+                }
+                WriteMode::Replace { local_id, .. } => {
+                    let StateFlags { pending, executed, confirmed } = command.state;
+                    let version = sqlx::query_scalar(HEADER_UPDATE)
+                        .bind(society_id).bind(local_id).bind(external_id).bind(&command.system_id)
+                        .bind(command.name.trim()).bind(command.date.timestamp_millis())
+                        .bind(command.voucher_date.timestamp_millis()).bind(command.voucher_type_id)
+                        .bind(pending).bind(executed).bind(confirmed).bind(now)
+                        .fetch_one(&mut *tx)
+                        .await;
+                    let version = match version {
+                        Ok(version) => version,
+                        Err(error) => {
+                            drop(tx);
+                            return self.answer_write_error(error, society_id, external_id, own_id).await;
+                        }
+                    };
+                    let mut removal = Batch::new(dialect);
+                    line_removal(&mut removal, society_id, local_id);
+                    for sql in removal.into_queries() {
+                        bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
+                    }
+                    (Order { society_id, id: local_id, now }, version)
+                }
+            };
+            line_inserts_of(&mut batch, command, &order, &supply_ids, &labour_ids);
+            for sql in batch.into_queries() {
+                if let Err(error) = bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await {
+                    drop(tx);
+                    return self.answer_write_error(error, society_id, external_id, own_id).await;
+                }
+            }
+            tx.commit().await?;
+            // 5. The answer, from the rows just written.
+            let (header, supplies, labours) =
+                written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
+            let render = scope.render();
+            let header = WorkOrderHeaders::render(header, &render);
+            let order = assemble(vec![header], supplies, labours, &render).pop();
+            Ok(Ok(Written {
+                order: order.ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?,
+                version,
+            }))
+        })
+    }
+
+    /// What to answer for a header write the database refused. A unique violation there means a concurrent write
+    /// stored another live order with the external id after this one's lookup found none (migration 8's index): it
+    /// is answered as that lookup would have answered it. Anything else is a failure.
+    async fn answer_write_error(
+        &self,
+        error: sqlx::Error,
+        society_id: i64,
+        external_id: Option<&str>,
+        own_id: i64,
+    ) -> Result<Result<Written, Refusal>, StoreError> {
+        let unique = error
+            .as_database_error()
+            .is_some_and(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
+        if let (true, Some(external_id)) = (unique, external_id) {
+            let mut select = Sql::default();
+            select.push("SELECT ").push_with(
+                EXTERNAL_ID_HOLDER,
+                &external_id_holder_args(society_id, external_id, own_id),
+            );
+            let holder: Option<i64> = with_reader!(&self.db, pool => {
+                bind_args!(sqlx::query_scalar(&select.text), &select.args).fetch_optional(pool).await?
+            });
+            if let Some(holder) = holder {
+                return Ok(Err(Refusal::DuplicateExternalId(holder)));
+            }
+        }
+        Err(error.into())
+    }
+}
