@@ -12,14 +12,13 @@ use wire::field::{
     Adversity, AdversityCategory, AdversityKind, ClimaticFactor, Device, DeviceEvent, DeviceEventType, FieldControl,
     Progress, Scouting, ScoutingMeasure, Silobag, SilobagCampaign, Waypoint, WeatherAnomaly, WeatherAnomalyType,
 };
-use wire::operations::{
-    Applicator, Contractor, Job, LabourType, LabourTypeAttribute, Machine, VoucherType, Warehouse, WorkOrder,
-};
+use wire::operations::{Applicator, Contractor, Job, LabourType, LabourTypeAttribute, Machine, VoucherType, Warehouse};
 use wire::planning::{
     Campaign, Cultivation, CultivationSpecies, ExternalPlotAssociation, ExternalSystem, Formulated, FormulationType,
     MasterCampaign, MasterCampaignCycle, NamedState, PhenologicalState, PlantingTime, PlotV2, Tag, Unit,
 };
 use wire::plots::PlotV3;
+use wire::work_orders::WorkOrder;
 
 use crate::client::{items, Call, Client, Items, Tagged};
 use crate::filters::{Filters, Generation, WorkOrderStates};

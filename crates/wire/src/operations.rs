@@ -1,8 +1,5 @@
-//! Operations: contractors, machines, applicators, warehouses, voucher types, labour types, work orders, background jobs.
-//!
-//! A work order is read (v3) in the same nested shape the v1 integration layer writes (`header`, `supplies`,
-//! `labours`), so an integrator can GET an order, change it and PATCH the whole structure back. The read-only
-//! fields a write ignores (`local_id`s, `is_read_only`, the audit timestamps) are the only additions.
+//! Operations: contractors, machines, applicators, warehouses, voucher types, labour types, background jobs. Work
+//! orders are [`crate::work_orders`].
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -173,118 +170,6 @@ pub struct LabourTypeAttribute {
     pub deleted_at: Option<Timestamp>,
     /// Active flag.
     pub active: bool,
-}
-
-/// A reference to another record by its internal id, as work orders write them (`{"local_id": 12}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct LocalRef {
-    /// The referenced record's internal id.
-    pub local_id: i64,
-}
-
-/// The three independent state flags of a work order and of each of its lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrderState {
-    /// Pending execution.
-    pub pending: bool,
-    /// Executed in the field.
-    pub executed: bool,
-    /// Confirmed.
-    pub confirmed: bool,
-}
-
-/// A work order header's references that the platform keeps outside the header proper.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrderExtraFields {
-    /// The society (company) the order belongs to.
-    pub company: LocalRef,
-    /// The order's voucher type.
-    pub voucher_type: LocalRef,
-}
-
-/// A work order's header.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrderHeader {
-    /// Internal id; read-only.
-    pub local_id: i64,
-    /// Id in the integrator's system.
-    pub external_id: Option<String>,
-    /// Always the literal `third_party`.
-    pub system_id: String,
-    /// Descriptive name.
-    pub name: String,
-    /// Date and time of the operation.
-    pub date: Timestamp,
-    /// Voucher date.
-    pub voucher_date: Timestamp,
-    /// State flags.
-    pub state: WorkOrderState,
-    /// Company (society) and voucher type.
-    pub extra_fields: WorkOrderExtraFields,
-    /// When true the order cannot be modified; read-only.
-    pub is_read_only: bool,
-    /// Active flag; read-only.
-    pub active: bool,
-    /// Creation; read-only.
-    pub created_at: Timestamp,
-    /// Last modification of the order or any of its lines; read-only, used for incremental sync.
-    pub updated_at: Timestamp,
-    /// Logical deletion; null while live; read-only.
-    pub deleted_at: Option<Timestamp>,
-}
-
-/// A supply line of a work order: a product applied to a campaign.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrderSupply {
-    /// Internal id of the line; read-only.
-    pub local_id: i64,
-    /// The target campaign: `local_id` is a `campaigns.id` (homonym rule), not a species.
-    pub cultivation: LocalRef,
-    /// The product (`formulateds.id`).
-    pub formulated: LocalRef,
-    /// Hectares applied.
-    pub area_applied: f64,
-    /// Total quantity applied, in the product's unit.
-    pub total_applied: f64,
-    /// Application date.
-    pub date: Timestamp,
-    /// Line state flags.
-    pub state: WorkOrderState,
-}
-
-/// A labour line of a work order: work done on a campaign, by whom and with what.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrderLabour {
-    /// Internal id of the line; read-only.
-    pub local_id: i64,
-    /// The target campaign: `local_id` is a `campaigns.id` (homonym rule), not a species.
-    pub cultivation: LocalRef,
-    /// The labour type (`application_order_labour_types`); null when unclassified.
-    pub labour_type: Option<LocalRef>,
-    /// Hectares.
-    pub area_applied: f64,
-    /// Contractors who did the work.
-    pub contractors: Vec<LocalRef>,
-    /// Machines used.
-    pub machines: Vec<LocalRef>,
-    /// Applicators who operated.
-    pub applicators: Vec<LocalRef>,
-    /// Labour date.
-    pub date: Timestamp,
-    /// Line state flags.
-    pub state: WorkOrderState,
-}
-
-/// A work order as `GET /api/v3/third_party/work_orders` returns it: the complete structure the v1 write
-/// endpoints accept, lines in their stored order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct WorkOrder {
-    /// The header.
-    pub header: WorkOrderHeader,
-    /// Supply lines (agrochemical and input applications).
-    pub supplies: Vec<WorkOrderSupply>,
-    /// Labour lines.
-    pub labours: Vec<WorkOrderLabour>,
 }
 
 /// The status of a background job on campaigns, whichever its kind: an objective-yield update

@@ -1,12 +1,127 @@
-//! The body of work-order writes (`POST` and `PATCH /integration/api/v1/workOrders`): the read shape of
-//! [`crate::operations::WorkOrder`] with its read-only fields optional and ignored, so an order taken from the v3
-//! list can be modified and sent back as it is.
+//! Work orders as reads answer them ([`WorkOrder`]) and as writes send them ([`WorkOrderWrite`]).
+//!
+//! A work order is read (v3) in the same nested shape the v1 integration layer writes (`header`, `supplies`,
+//! `labours`), so an integrator can GET an order, change it and PATCH the whole structure back. The write body is
+//! the read shape with its read-only fields (`local_id`s, `is_read_only`, the audit timestamps) optional and
+//! ignored, so an order taken from the v3 list can be modified and sent back as it is.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::operations::{LocalRef, WorkOrderExtraFields, WorkOrderState};
 use crate::Timestamp;
+
+/// A reference to another record by its internal id, as work orders write them (`{"local_id": 12}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LocalRef {
+    /// The referenced record's internal id.
+    pub local_id: i64,
+}
+
+/// The three independent state flags of a work order and of each of its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrderState {
+    /// Pending execution.
+    pub pending: bool,
+    /// Executed in the field.
+    pub executed: bool,
+    /// Confirmed.
+    pub confirmed: bool,
+}
+
+/// A work order header's references that the platform keeps outside the header proper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrderExtraFields {
+    /// The society (company) the order belongs to.
+    pub company: LocalRef,
+    /// The order's voucher type.
+    pub voucher_type: LocalRef,
+}
+
+/// A work order's header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrderHeader {
+    /// Internal id; read-only.
+    pub local_id: i64,
+    /// Id in the integrator's system.
+    pub external_id: Option<String>,
+    /// Always the literal `third_party`.
+    pub system_id: String,
+    /// Descriptive name.
+    pub name: String,
+    /// Date and time of the operation.
+    pub date: Timestamp,
+    /// Voucher date.
+    pub voucher_date: Timestamp,
+    /// State flags.
+    pub state: WorkOrderState,
+    /// Company (society) and voucher type.
+    pub extra_fields: WorkOrderExtraFields,
+    /// When true the order cannot be modified; read-only.
+    pub is_read_only: bool,
+    /// Active flag; read-only.
+    pub active: bool,
+    /// Creation; read-only.
+    pub created_at: Timestamp,
+    /// Last modification of the order or any of its lines; read-only, used for incremental sync.
+    pub updated_at: Timestamp,
+    /// Logical deletion; null while live; read-only.
+    pub deleted_at: Option<Timestamp>,
+}
+
+/// A supply line of a work order: a product applied to a campaign.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrderSupply {
+    /// Internal id of the line; read-only.
+    pub local_id: i64,
+    /// The target campaign: `local_id` is a `campaigns.id` (homonym rule), not a species.
+    pub cultivation: LocalRef,
+    /// The product (`formulateds.id`).
+    pub formulated: LocalRef,
+    /// Hectares applied.
+    pub area_applied: f64,
+    /// Total quantity applied, in the product's unit.
+    pub total_applied: f64,
+    /// Application date.
+    pub date: Timestamp,
+    /// Line state flags.
+    pub state: WorkOrderState,
+}
+
+/// A labour line of a work order: work done on a campaign, by whom and with what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrderLabour {
+    /// Internal id of the line; read-only.
+    pub local_id: i64,
+    /// The target campaign: `local_id` is a `campaigns.id` (homonym rule), not a species.
+    pub cultivation: LocalRef,
+    /// The labour type (`application_order_labour_types`); null when unclassified.
+    pub labour_type: Option<LocalRef>,
+    /// Hectares.
+    pub area_applied: f64,
+    /// Contractors who did the work.
+    pub contractors: Vec<LocalRef>,
+    /// Machines used.
+    pub machines: Vec<LocalRef>,
+    /// Applicators who operated.
+    pub applicators: Vec<LocalRef>,
+    /// Labour date.
+    pub date: Timestamp,
+    /// Line state flags.
+    pub state: WorkOrderState,
+}
+
+/// A work order as `GET /api/v3/third_party/work_orders` returns it: the complete structure the v1 write
+/// endpoints accept, lines in their stored order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkOrder {
+    /// The header.
+    pub header: WorkOrderHeader,
+    /// Supply lines (agrochemical and input applications).
+    pub supplies: Vec<WorkOrderSupply>,
+    /// Labour lines.
+    pub labours: Vec<WorkOrderLabour>,
+}
+
 
 /// A whole work order to create, or to replace an existing one with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

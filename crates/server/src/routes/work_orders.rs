@@ -15,7 +15,7 @@ use domain::{Generation, Refusal};
 use serde_json::json;
 use store::resources::work_orders::{WorkOrderStateFilter, WriteMode};
 use store::{Scope, Scoping};
-use wire::operations::{LocalRef, WorkOrder, WorkOrderState};
+use wire::work_orders::{LocalRef, WorkOrder, WorkOrderState};
 use wire::work_orders::WorkOrderWrite;
 
 use super::table::{list_parameters, ApiTable, Custom};

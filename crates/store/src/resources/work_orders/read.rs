@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use domain::{AuditFilters, NextPagePolicy, PageRequest};
-use wire::operations::{
+use wire::work_orders::{
     LocalRef, WorkOrder, WorkOrderExtraFields, WorkOrderHeader, WorkOrderLabour, WorkOrderState, WorkOrderSupply,
 };
 use wire::Page;
