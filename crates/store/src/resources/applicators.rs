@@ -106,9 +106,6 @@ impl Store {
             }
             target
         });
-        match written {
-            Err(refusal) => Ok(Err(refusal)),
-            Ok(id) => Ok(self.find::<Applicators>(scope, id).await?.ok_or(Refusal::NotFound)),
-        }
+        self.written::<Applicators>(scope, written).await
     }
 }

@@ -65,10 +65,7 @@ impl Store {
                 }
             }
         });
-        match created {
-            Ok(id) => Ok(self.find::<SilobagCampaigns>(scope, id).await?.ok_or(Refusal::NotFound)),
-            Err(refusal) => Ok(Err(refusal)),
-        }
+        self.written::<SilobagCampaigns>(scope, created).await
     }
 
     /// Registers an IoT device of the caller's society. A silobag sensor monitors a live silobag and is installed
@@ -138,10 +135,7 @@ impl Store {
                 }
             }
         });
-        match created {
-            Ok(id) => Ok(self.find::<Devices>(scope, id).await?.ok_or(Refusal::NotFound)),
-            Err(refusal) => Ok(Err(refusal)),
-        }
+        self.written::<Devices>(scope, created).await
     }
 
     /// Stores readings of the caller's society's devices, all or none, answered in the order sent.

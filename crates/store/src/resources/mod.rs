@@ -105,6 +105,20 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The record a write stored (its id), as its read answers it; or why the write was refused.
+    pub(crate) async fn written<R: Resource>(
+        &self,
+        scope: &Scope,
+        outcome: Result<i64, Refusal>,
+    ) -> Result<Result<R::Item, Refusal>, StoreError> {
+        match outcome {
+            Ok(id) => Ok(self.find::<R>(scope, id).await?.ok_or(Refusal::NotFound)),
+            Err(refusal) => Ok(Err(refusal)),
+        }
+    }
+}
+
 /// The refusal of a write whose reference `path` names `id`, which lookup `kind` did not find live.
 pub(crate) fn unknown(found: &Found, kind: Kind, path: &str, id: i64) -> Option<Refusal> {
     (!found.has(kind, id)).then(|| Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]))

@@ -78,9 +78,6 @@ impl Store {
                 Ok(id)
             }
         });
-        match created {
-            Ok(id) => Ok(self.find::<PlotsV3>(scope, id).await?.ok_or(Refusal::NotFound)),
-            Err(refusal) => Ok(Err(refusal)),
-        }
+        self.written::<PlotsV3>(scope, created).await
     }
 }
