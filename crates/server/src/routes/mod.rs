@@ -115,7 +115,7 @@ pub fn table() -> ApiTable {
             },
         )
         .list::<FarmersV2, V2>("/api/v2/third_party/farmers", "Master data")
-        .list::<FarmersV3, V3>("/api/v3/third_party/farmers", "Master data")
+        .resource::<FarmersV3, V3>("/api/v3/third_party/farmers", "Master data")
         .resource::<Establishments, V3>("/api/v3/third_party/establishments", "Master data")
         .custom(
             Method::POST,
@@ -171,7 +171,7 @@ pub fn table() -> ApiTable {
         )
         .custom(
             Method::PATCH,
-            "/integration/api/v1/workOrders/{local_id}",
+            "/integration/api/v1/workOrders/{localId}",
             work_orders::replace,
             write(
                 "Replace a work order's whole structure (If-Match optional)",
@@ -184,7 +184,7 @@ pub fn table() -> ApiTable {
         )
         .custom(
             Method::DELETE,
-            "/integration/api/v1/workOrders/{local_id}",
+            "/integration/api/v1/workOrders/{localId}",
             work_orders::delete,
             read("Delete a work order (logically)", "Work orders", work_order),
         )

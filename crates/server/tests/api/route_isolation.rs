@@ -419,7 +419,7 @@ fn every_operation_of_the_route_table_is_classified() {
         classify(operation, &lists)
     };
     assert_eq!(
-        classify_one(Method::PATCH, "/integration/api/v1/workOrders/{local_id}"),
+        classify_one(Method::PATCH, "/integration/api/v1/workOrders/{localId}"),
         Ok(Class::ByPathId {
             source: "/api/v3/third_party/work_orders".into()
         })
