@@ -2,15 +2,13 @@
 
 use wire::applicators::ApplicatorWrite;
 
-use super::{Deletable, Dependant, Refusal};
+use super::{Deletable, Refusal};
 use crate::db::{with_writer, BeginWrite};
 use crate::resources::operations::Applicators;
 use crate::{now_millis, Scope, Store, StoreError};
 
 impl Deletable for Applicators {
     const TABLE: &'static str = "applicators";
-    // Work orders keep naming the applicators that did their labours; a deleted applicator stays in that history.
-    const DEPENDANTS: &'static [Dependant] = &[];
 }
 
 fn text(value: &Option<String>) -> Option<&str> {

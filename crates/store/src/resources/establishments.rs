@@ -2,7 +2,7 @@
 
 use wire::establishments::{Establishment, NewEstablishment};
 
-use super::{Deletable, Dependant, Refusal};
+use super::{Deletable, Refusal};
 use crate::db::{with_writer, BeginWrite};
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
@@ -108,9 +108,4 @@ impl Store {
 
 impl Deletable for Establishments {
     const TABLE: &'static str = "establishments";
-    const DEPENDANTS: &'static [Dependant] = &[Dependant {
-        resource: "plots",
-        table: "plots",
-        column: "establishment_id",
-    }];
 }

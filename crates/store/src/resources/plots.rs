@@ -2,7 +2,7 @@
 
 use wire::plots::NewPlot;
 
-use super::{Deletable, Dependant, Refusal};
+use super::{Deletable, Refusal};
 use crate::db::{with_writer, BeginWrite, RowLock};
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
@@ -29,11 +29,6 @@ resource! {
 
 impl Deletable for PlotsV3 {
     const TABLE: &'static str = "plots";
-    const DEPENDANTS: &'static [Dependant] = &[Dependant {
-        resource: "campaigns",
-        table: "campaigns",
-        column: "plot_id",
-    }];
 }
 
 impl Store {
