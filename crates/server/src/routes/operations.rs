@@ -26,15 +26,15 @@ use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{Caller, ListQuery, V3};
 use crate::i18n::Msg;
-use crate::openapi::{page_of, Security};
+use crate::openapi::Security;
 use crate::AppState;
 
 const TAG: &str = "Operations";
 
 /// Registers the operations group's routes.
 pub fn register(mut table: ApiTable) -> ApiTable {
-    let applicator = table.schema::<Applicator>();
-    let work_order = table.schema::<WorkOrder>();
+    let applicators_page = table.page_schema::<Applicator>();
+    let work_orders_page = table.page_schema::<WorkOrder>();
     table
         .custom(
             Method::GET,
@@ -45,7 +45,7 @@ pub fn register(mut table: ApiTable) -> ApiTable {
                 tag: TAG,
                 parameters: list_parameters(Generation::V3, &[]),
                 body: None,
-                success: (200, page_of(applicator)),
+                success: (200, applicators_page),
                 security: Security::Caller,
             },
         )
@@ -58,7 +58,7 @@ pub fn register(mut table: ApiTable) -> ApiTable {
                 tag: "Work orders",
                 parameters: list_parameters(Generation::V3, &["pending", "executed", "confirmed"]),
                 body: None,
-                success: (200, page_of(work_order)),
+                success: (200, work_orders_page),
                 security: Security::Caller,
             },
         )
