@@ -48,11 +48,11 @@ impl fmt::Debug for DatabaseArgs {
     }
 }
 
-/// `url` with any password replaced by `[redacted]`; a URL that does not parse is redacted whole, since where its
-/// password is cannot be told.
+/// `url` with any password replaced by `redacted` (brackets would be percent-encoded in a URL's user info); a URL that
+/// does not parse is redacted whole, since where its password is cannot be told.
 fn without_password(url: &str) -> String {
     match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => match parsed.set_password(Some("[redacted]")) {
+        Ok(mut parsed) if parsed.password().is_some() => match parsed.set_password(Some("redacted")) {
             Ok(()) => parsed.to_string(),
             Err(()) => "[redacted]".to_owned(),
         },
@@ -241,7 +241,7 @@ mod tests {
         );
         assert!(!printed.contains("s3cret-pass"), "{printed}");
         assert!(
-            printed.contains("postgres://tranquera:[redacted]@db.internal:5432/tranquera"),
+            printed.contains("postgres://tranquera:redacted@db.internal:5432/tranquera"),
             "{printed}"
         );
         let sqlite = format!("{:?}", database("sqlite://demo.sqlite"));
