@@ -5,10 +5,9 @@
 //! calls that queue behind it read the new token instead of refreshing again. That matters because a refresh token
 //! works once: two concurrent refreshes with the same token would make the server revoke the whole family.
 
-use std::fmt;
-
 use chrono::{DateTime, FixedOffset, Utc};
 use reqwest::{Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
 use wire::auth::{LoginRequest, LoginResponse, RefreshRequest, SocietySummary};
 
 use crate::client::{Call, Client};
@@ -18,26 +17,18 @@ const LOGIN: &str = "/api/v2/login";
 const REFRESH: &str = "/api/v2/login/refresh";
 
 /// The account's credentials, kept so the client can log in again when its refresh token is refused (expired
-/// after 30 days, or revoked). `Debug` never shows them.
-#[derive(Clone)]
+/// after 30 days, or revoked). `Debug` never shows the password.
+#[derive(Clone, Debug)]
 pub(crate) struct Credentials {
     email: String,
-    password: String,
+    password: SecretString,
 }
 
-impl fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Credentials")
-            .field("email", &self.email)
-            .field("password", &"<redacted>")
-            .finish()
-    }
-}
-
-/// The live token pair and when its access token stops working.
+/// The live token pair and when its access token stops working; `Debug` never shows the tokens.
+#[derive(Debug)]
 pub(crate) struct Session {
-    access: String,
-    refresh: String,
+    access: SecretString,
+    refresh: SecretString,
     expires_at: DateTime<FixedOffset>,
     /// How long the access token lived when it was issued; bounds the refresh margin, so a server configured with
     /// very short tokens is not refreshed on every call.
@@ -47,22 +38,13 @@ pub(crate) struct Session {
     society: SocietySummary,
 }
 
-impl fmt::Debug for Session {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Session")
-            .field("expires_at", &self.expires_at)
-            .field("society", &self.society.id)
-            .finish_non_exhaustive()
-    }
-}
-
 impl Session {
     fn new(grant: LoginResponse, credentials: Option<Credentials>) -> Self {
         let expires_at = grant.expiration_datetime.0;
         Self {
             lifetime: expires_at.to_utc() - Utc::now(),
-            access: grant.access_token,
-            refresh: grant.refresh_token,
+            access: grant.access_token.into(),
+            refresh: grant.refresh_token.into(),
             expires_at,
             credentials,
             society: grant.society,
@@ -94,7 +76,7 @@ impl Client {
     pub async fn login(&self, email: &str, password: &str) -> Result<SocietySummary, Error> {
         let credentials = Credentials {
             email: email.to_owned(),
-            password: password.to_owned(),
+            password: password.into(),
         };
         let grant = self.request_login(&credentials).await?;
         let session = Session::new(grant, Some(credentials));
@@ -135,19 +117,19 @@ impl Client {
         let mut guard = self.inner.session.lock().await;
         let session = guard.as_mut().ok_or(Error::NotLoggedIn)?;
         let renew = match refused {
-            Some(token) => session.access == token,
+            Some(token) => session.access.expose_secret() == token,
             None => session.expires_soon(self.inner.refresh_margin),
         };
         if renew {
             self.renew(session).await?;
         }
-        Ok(session.access.clone())
+        Ok(session.access.expose_secret().to_owned())
     }
 
     /// Trades the refresh token for a new pair; logs in again when the refresh token is refused.
     async fn renew(&self, session: &mut Session) -> Result<(), Error> {
         let body = RefreshRequest {
-            refresh_token: session.refresh.clone(),
+            refresh_token: session.refresh.expose_secret().to_owned(),
         };
         let call = Call::new(Method::POST, REFRESH).json(&body)?.retry_post();
         let grant = match self.transmit(&call, None).await {
@@ -169,11 +151,41 @@ impl Client {
     async fn request_login(&self, credentials: &Credentials) -> Result<LoginResponse, Error> {
         let body = LoginRequest {
             email: credentials.email.clone(),
-            password: credentials.password.clone(),
+            password: credentials.password.expose_secret().to_owned(),
         };
         // Login creates nothing, so a retry after a lost answer is harmless; the server ignores idempotency keys on
         // it. A 429 lockout asks for minutes, longer than the policy waits, so it reaches the caller.
         let call = Call::new(Method::POST, LOGIN).json(&body)?.retry_post();
         self.transmit(&call, None).await?.decode()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use wire::Timestamp;
+
+    use super::*;
+
+    #[test]
+    fn debug_output_redacts_the_password_and_the_tokens() {
+        let credentials = Credentials {
+            email: "a@b.ar".into(),
+            password: "password-secret".into(),
+        };
+        let grant = LoginResponse {
+            access_token: "access-secret".into(),
+            refresh_token: "refresh-secret".into(),
+            expiration_datetime: Timestamp(Utc::now().fixed_offset()),
+            society: SocietySummary {
+                id: 1,
+                legal_name: "La Pampa".into(),
+                sync_check: "1-2".into(),
+            },
+        };
+        let session = Session::new(grant, Some(credentials.clone()));
+        for text in [format!("{credentials:?}"), format!("{session:?}")] {
+            assert!(!text.contains("secret"), "{text}");
+            assert!(text.to_ascii_lowercase().contains("redacted"), "{text}");
+        }
     }
 }

@@ -38,6 +38,15 @@ impl Schemas {
         self.0.extend(dependencies);
         RefOr::Ref(Ref::from_schema_name(name))
     }
+
+    /// Registers `T` and the list envelope around it, named `<T>Page` (`WorkOrderPage`, `FarmerV3Page`) so that
+    /// generated clients name it too; answers a reference to the envelope.
+    pub fn page_of<T: ToSchema>(&mut self) -> RefOr<Schema> {
+        let item = self.of::<T>();
+        let name = format!("{}Page", T::name());
+        self.0.insert(name.clone(), page_envelope(item, &T::name()));
+        RefOr::Ref(Ref::from_schema_name(name))
+    }
 }
 
 /// Which security an operation needs.
@@ -159,10 +168,13 @@ pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
         .build()
 }
 
-/// The list envelope around items of schema `item`.
-pub fn page_of(item: RefOr<Schema>) -> RefOr<Schema> {
+/// The list envelope around items of schema `item`, named `item_name`.
+fn page_envelope(item: RefOr<Schema>, item_name: &str) -> RefOr<Schema> {
     let count = || integer().minimum(Some(0));
     ObjectBuilder::new()
+        .description(Some(format!(
+            "One page of {item_name} records, and where it stands among the pages."
+        )))
         .property("items", ArrayBuilder::new().items(item))
         .required("items")
         .property("current_page", integer().minimum(Some(1)))

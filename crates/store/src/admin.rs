@@ -1,6 +1,8 @@
 //! What operators create outside the API, which the specification says third parties cannot: societies, users,
 //! farmers and API keys. The server never calls these; the `tranquera admin` command and the demo seed do.
 
+use std::fmt;
+
 use thiserror::Error;
 
 use crate::auth::{digest, hash_password, new_secret};
@@ -44,8 +46,9 @@ pub struct SocietyRecord {
     pub time_zone: String,
 }
 
-/// A new account.
-#[derive(Debug, Clone)]
+/// A new account; `Debug` redacts the password. The password stays a `String` because the demo seed builds accounts
+/// from its published demo passwords.
+#[derive(Clone)]
 pub struct NewUser {
     /// Its society.
     pub society_id: i64,
@@ -59,6 +62,19 @@ pub struct NewUser {
     pub password: String,
     /// Roles; `api_integrated` lets the account use the API.
     pub roles: Vec<String>,
+}
+
+impl fmt::Debug for NewUser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewUser")
+            .field("society_id", &self.society_id)
+            .field("email", &self.email)
+            .field("name", &self.name)
+            .field("lastname", &self.lastname)
+            .field("password", &format_args!("[redacted]"))
+            .field("roles", &self.roles)
+            .finish()
+    }
 }
 
 /// A new farmer.
@@ -283,5 +299,41 @@ impl Admin<'_> {
                 .await?;
         });
         Ok(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use secrecy::SecretString;
+
+    use super::NewUser;
+    use crate::auth::{Grant, SocietyInfo};
+    use crate::Scope;
+
+    #[test]
+    fn debug_output_redacts_every_password_and_token() {
+        let user = NewUser {
+            society_id: 1,
+            email: "a@b.ar".into(),
+            name: "Ana".into(),
+            lastname: None,
+            password: "password-secret".into(),
+            roles: vec![],
+        };
+        let grant = Grant {
+            access_token: SecretString::from("access-secret"),
+            refresh_token: SecretString::from("refresh-secret"),
+            expires_at: 0,
+            society: SocietyInfo {
+                id: 1,
+                legal_name: "La Pampa".into(),
+                sync_check: "1-2".into(),
+                scope: Scope::new(1, "AR", "America/Argentina/Buenos_Aires"),
+            },
+        };
+        for text in [format!("{user:?}"), format!("{grant:?}")] {
+            assert!(!text.contains("secret"), "{text}");
+            assert!(text.to_ascii_lowercase().contains("redacted"), "{text}");
+        }
     }
 }

@@ -16,6 +16,7 @@ use base64::Engine;
 use rand::rngs::OsRng;
 use rand::RngCore;
 use rusqlite::OptionalExtension;
+use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect, RowLock};
@@ -101,13 +102,13 @@ pub struct SocietyInfo {
     pub scope: Scope,
 }
 
-/// A new token pair.
+/// A new token pair; `Debug` redacts the tokens.
 #[derive(Debug, Clone)]
 pub struct Grant {
     /// Bearer token.
-    pub access_token: String,
+    pub access_token: SecretString,
     /// Single-use refresh token.
-    pub refresh_token: String,
+    pub refresh_token: SecretString,
     /// When the access token expires (epoch milliseconds).
     pub expires_at: i64,
     /// The account's society.
@@ -118,8 +119,8 @@ impl Grant {
     /// The login response.
     pub fn to_wire(&self) -> wire::auth::LoginResponse {
         wire::auth::LoginResponse {
-            access_token: self.access_token.clone(),
-            refresh_token: self.refresh_token.clone(),
+            access_token: self.access_token.expose_secret().to_owned(),
+            refresh_token: self.refresh_token.expose_secret().to_owned(),
             expiration_datetime: self.society.scope.render().at(self.expires_at),
             society: wire::auth::SocietySummary {
                 id: self.society.id,
@@ -380,8 +381,8 @@ impl Store {
             pair
         });
         Ok(Ok(Grant {
-            access_token: access,
-            refresh_token: refresh,
+            access_token: access.into(),
+            refresh_token: refresh.into(),
             expires_at,
             society: SocietyInfo {
                 id: account.society_id,
@@ -460,8 +461,8 @@ impl Store {
             let (access, refresh, expires_at) = issue_pair!(tx, config, society_id, row.user_id, &row.family);
             tx.commit().await?;
             Ok(Ok(Grant {
-                access_token: access,
-                refresh_token: refresh,
+                access_token: access.into(),
+                refresh_token: refresh.into(),
                 expires_at,
                 society: SocietyInfo {
                     id: society_id,

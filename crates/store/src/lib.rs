@@ -6,6 +6,7 @@
 //! # Layout
 //! - [`cache`]: the bounded, versioned cache of page indexes and rendered lists.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
+//! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
@@ -21,6 +22,7 @@ pub mod admin;
 pub mod auth;
 pub mod cache;
 pub mod db;
+pub mod dependants;
 pub mod durability;
 pub mod idempotency;
 mod inline;
@@ -140,6 +142,8 @@ pub struct Store {
     pages: Arc<pages::PageIndexes>,
     /// The database's identity (latest migration and when the schema was made), read once.
     instance: Arc<tokio::sync::OnceCell<Arc<str>>>,
+    /// The dependants of each table, read from the schema's catalogue once.
+    dependants: Arc<tokio::sync::OnceCell<dependants::Dependants>>,
 }
 
 /// The society a request acts for. Obtained only by authenticating, so every tenant query is scoped.
@@ -184,6 +188,7 @@ impl Store {
             pages: Arc::new(pages::PageIndexes::new(config.pages)),
             config,
             instance: Arc::default(),
+            dependants: Arc::default(),
         })
     }
 

@@ -2,6 +2,7 @@
 //! same way whatever starts them.
 
 use std::error::Error;
+use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -18,8 +19,8 @@ use store::{PoolOptions, SqliteSync, Store, StoreConfig};
 /// Any error a subcommand reports.
 pub type Failure = Box<dyn Error + Send + Sync>;
 
-/// Where the database is and how to pool it.
-#[derive(Debug, Clone, Args)]
+/// Where the database is and how to pool it. `Debug` prints the URL without its password.
+#[derive(Clone, Args)]
 pub struct DatabaseArgs {
     /// `sqlite://PATH` or `postgres://USER@HOST/DB`.
     #[arg(long = "database", env = "DATABASE_URL")]
@@ -34,6 +35,30 @@ pub struct DatabaseArgs {
     /// every writer (group commit); `full`, once on disk, every commit alone (background jobs' too), much slower.
     #[arg(long, env = "TRANQUERA_SQLITE_SYNCHRONOUS", value_enum, default_value_t = SqliteSynchronous::Normal)]
     pub sqlite_synchronous: SqliteSynchronous,
+}
+
+impl fmt::Debug for DatabaseArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseArgs")
+            .field("url", &without_password(&self.url))
+            .field("db_max_connections", &self.db_max_connections)
+            .field("db_acquire_timeout", &self.db_acquire_timeout)
+            .field("sqlite_synchronous", &self.sqlite_synchronous)
+            .finish()
+    }
+}
+
+/// `url` with any password replaced by `redacted` (brackets would be percent-encoded in a URL's user info); a URL that
+/// does not parse is redacted whole, since where its password is cannot be told.
+fn without_password(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => match parsed.set_password(Some("redacted")) {
+            Ok(()) => parsed.to_string(),
+            Err(()) => "[redacted]".to_owned(),
+        },
+        Ok(_) => url.to_owned(),
+        Err(_) => "[redacted]".to_owned(),
+    }
 }
 
 /// SQLite's `synchronous` setting, as a flag gives it.
@@ -192,5 +217,34 @@ pub fn init_logging(json: bool) {
         builder.json().init();
     } else {
         builder.init();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database(url: &str) -> DatabaseArgs {
+        DatabaseArgs {
+            url: url.to_owned(),
+            db_max_connections: 16,
+            db_acquire_timeout: 5,
+            sqlite_synchronous: SqliteSynchronous::Normal,
+        }
+    }
+
+    #[test]
+    fn debug_output_redacts_the_database_password() {
+        let printed = format!(
+            "{:?}",
+            database("postgres://tranquera:s3cret-pass@db.internal:5432/tranquera")
+        );
+        assert!(!printed.contains("s3cret-pass"), "{printed}");
+        assert!(
+            printed.contains("postgres://tranquera:redacted@db.internal:5432/tranquera"),
+            "{printed}"
+        );
+        let sqlite = format!("{:?}", database("sqlite://demo.sqlite"));
+        assert!(sqlite.contains("sqlite://demo.sqlite"), "nothing to hide: {sqlite}");
     }
 }

@@ -20,7 +20,6 @@ use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
 use crate::i18n::Msg;
-use crate::openapi::page_of;
 use crate::AppState;
 
 const NAME: &str = "applicators";
@@ -31,13 +30,14 @@ const WRITE: &str = "/api/v2/third_party/applicators";
 /// Registers the applicator routes.
 pub fn register(mut table: ApiTable) -> ApiTable {
     let answer = table.schema::<Applicator>();
+    let page = table.page_schema::<Applicator>();
     let body = table.schema::<ApplicatorWrite>();
     let list_doc = Custom {
         parameters: list_parameters(Generation::V3, &[]),
         ..Custom::read(
             "List applicators (a page past the last answers error.code 0)",
             TAG,
-            page_of(answer.clone()),
+            page,
         )
     };
     let new = json!({ "name": "Jorge Almada", "phone_number": "+54 9 2954 55-1234", "machines": [3] });

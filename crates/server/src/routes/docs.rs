@@ -46,9 +46,6 @@ fn schema_name(schema: &Value) -> String {
     if let Some(reference) = schema["$ref"].as_str() {
         return reference.rsplit('/').next().unwrap_or(reference).to_owned();
     }
-    if schema["properties"]["items"]["items"]["$ref"].is_string() {
-        return format!("page of {}", schema_name(&schema["properties"]["items"]["items"]));
-    }
     if let Some(items) = schema.get("items") {
         return format!("array of {}", schema_name(items));
     }

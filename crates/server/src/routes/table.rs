@@ -122,6 +122,11 @@ impl ApiTable {
         self.schemas.of::<T>()
     }
 
+    /// The list envelope around `T`, registered in the document as `<T>Page`.
+    pub fn page_schema<T: ToSchema>(&mut self) -> RefOr<Schema> {
+        self.schemas.page_of::<T>()
+    }
+
     /// Routes `handler` at `method path` and documents it.
     pub fn custom<H, T>(self, method: Method, path: &str, handler: H, doc: Custom<'_>) -> Self
     where
@@ -192,14 +197,14 @@ impl ApiTable {
     where
         R::Item: ToSchema,
     {
-        let item = self.schema::<R::Item>();
+        let page = self.page_schema::<R::Item>();
         let summary = format!("List {}", R::SPEC.name);
         let doc = Custom {
             summary: &summary,
             tag,
             parameters: openapi::list_parameters(G::GENERATION, &[]),
             body: None,
-            success: (200, openapi::page_of(item)),
+            success: (200, page),
             security: Security::Caller,
         };
         self.custom(Method::GET, path, list::<R, G>, doc)

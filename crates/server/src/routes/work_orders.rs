@@ -23,7 +23,6 @@ use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
 use crate::i18n::Msg;
-use crate::openapi::page_of;
 use crate::AppState;
 
 const NAME: &str = "work_orders";
@@ -50,12 +49,13 @@ fn example() -> serde_json::Value {
 pub fn register(mut table: ApiTable) -> ApiTable {
     let write = table.schema::<WorkOrderWrite>();
     let order = table.schema::<WorkOrder>();
+    let page = table.page_schema::<WorkOrder>();
     let list = Custom {
         parameters: list_parameters(Generation::V3, &["pending", "executed", "confirmed"]),
         ..Custom::read(
             "List work orders, each with its supply and labour lines, in the shape their writes take",
             TAG,
-            page_of(order.clone()),
+            page,
         )
     };
     table
@@ -78,7 +78,7 @@ pub fn register(mut table: ApiTable) -> ApiTable {
         )
         .custom(
             Method::PATCH,
-            "/integration/api/v1/workOrders/{local_id}",
+            "/integration/api/v1/workOrders/{localId}",
             replace,
             Custom::write(
                 "Replace a work order's whole structure (If-Match optional)",
@@ -89,7 +89,7 @@ pub fn register(mut table: ApiTable) -> ApiTable {
         )
         .custom(
             Method::DELETE,
-            "/integration/api/v1/workOrders/{local_id}",
+            "/integration/api/v1/workOrders/{localId}",
             delete,
             Custom::read("Delete a work order (logically)", TAG, order),
         )

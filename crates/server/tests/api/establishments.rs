@@ -17,6 +17,15 @@ async fn first_farmer(app: &TestApp, token: &str) -> Value {
     app.get_ok("/api/v3/third_party/farmers", token).await["items"][0]["id"].clone()
 }
 
+/// A new establishment, with nothing in it.
+async fn empty_establishment(app: &TestApp, token: &str, farmer: &Value) -> Value {
+    app.post(PATH, token, &json!({ "name": "Sin lotes", "farmer_id": farmer }))
+        .await
+        .json()
+        .await
+        .expect("JSON")
+}
+
 on_both_backends! {
     async fn establishments_have_the_specified_fields(app) {
         let token = app.token(integrator("AR")).await;
@@ -105,6 +114,34 @@ on_both_backends! {
         assert_eq!(code, 409);
         assert!(message.contains("plots"), "{message}");
         assert_eq!(app.get_ok(&format!("{PATH}/{}", first["id"]), &token).await, first, "nothing changed");
+    }
+
+    async fn an_establishment_with_a_live_device_silobag_or_warehouse_cannot_be_deleted(app) {
+        let token = app.token(integrator("AR")).await;
+        let society = app.login_as(integrator("AR")).await["society"]["id"].as_i64().expect("a society id");
+        let farmer = first_farmer(&app, &token).await;
+        // A device through the API; silobags and warehouses have no create, so one of the demo data's moves in.
+        let with_device = empty_establishment(&app, &token, &farmer).await;
+        let device = json!({ "name": "Estación nueva", "kind": "weather_station", "serial_number": "WS-TEST-1", "establishment_id": with_device["id"] });
+        assert_eq!(app.post("/api/v3/third_party/devices", &token, &device).await.status(), StatusCode::CREATED);
+        let mut cases = vec![(with_device, "devices")];
+        for table in ["silobags", "warehouses"] {
+            let establishment = empty_establishment(&app, &token, &farmer).await;
+            let moved = format!(
+                "UPDATE {table} SET establishment_id = {} WHERE society_id = $1 AND id = \
+                 (SELECT MIN(id) FROM {table} WHERE society_id = $1 AND deleted_at IS NULL)",
+                establishment["id"]
+            );
+            assert_eq!(app.execute(&moved, society).await.expect("moved"), 1, "the demo data has live {table}");
+            cases.push((establishment, table));
+        }
+        for (establishment, dependant) in cases {
+            let path = format!("{PATH}/{}", establishment["id"]);
+            let (code, message) = error_envelope(app.delete(&path, &token).await, StatusCode::CONFLICT).await;
+            assert_eq!(code, 409);
+            assert!(message.contains(&format!("1 {dependant}")), "{dependant}: {message}");
+            assert_eq!(app.get_ok(&path, &token).await, establishment, "{dependant}: nothing changed");
+        }
     }
 
     async fn an_establishment_is_never_deleted_with_a_plot_created_in_it_at_the_same_time(app) {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::helpers::{integrator, TEST_DEMO};
+use crate::helpers::{error_envelope, integrator, TEST_DEMO};
 use crate::on_both_backends;
 
 fn is_offset_timestamp(value: &Value) -> bool {
@@ -51,6 +51,16 @@ on_both_backends! {
         }
         assert!(farmer["email"].is_string() && farmer["area"].is_f64());
         assert!(farmer["active"].is_boolean());
+    }
+
+    async fn a_v3_farmer_is_read_by_id_as_the_list_shows_it(app) {
+        let token = app.token(integrator("AR")).await;
+        let farmer = app.get_ok("/api/v3/third_party/farmers", &token).await["items"][0].clone();
+        let detail = app.get_ok(&format!("/api/v3/third_party/farmers/{}", farmer["id"]), &token).await;
+        assert_eq!(detail, farmer);
+        let brazil = app.token(integrator("BR")).await;
+        let response = app.get(&format!("/api/v3/third_party/farmers/{}", farmer["id"]), &brazil).await;
+        error_envelope(response, reqwest::StatusCode::NOT_FOUND).await;
     }
 
     async fn v2_and_v3_describe_the_same_farmers(app) {

@@ -74,7 +74,10 @@ fn every_operation_is_fully_described() {
                 );
             }
             if method == "get"
-                && operation["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["items"]
+                && resolved(
+                    &document,
+                    &operation["responses"]["200"]["content"]["application/json"]["schema"],
+                )["properties"]["items"]
                     .is_object()
             {
                 let names: Vec<&str> = operation["parameters"]
@@ -95,6 +98,77 @@ fn every_operation_is_fully_described() {
             }
         }
     }
+}
+
+/// `schema`, or the component its `$ref` names.
+fn resolved<'a>(document: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"]
+        .as_str()
+        .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
+    {
+        Some(name) => &document["components"]["schemas"][name],
+        None => schema,
+    }
+}
+
+/// The component a `{"$ref": "#/components/schemas/Name"}` names, if `schema` is one and it exists.
+fn named_component<'a>(document: &'a Value, schema: &Value) -> Option<&'a str> {
+    let name = schema["$ref"].as_str()?.strip_prefix("#/components/schemas/")?;
+    let (name, _) = document["components"]["schemas"].as_object()?.get_key_value(name)?;
+    Some(name)
+}
+
+#[test]
+fn every_list_answers_a_named_page_of_named_items() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let mut lists = 0;
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        let Some(operation) = item.get("get") else { continue };
+        let paged = operation["parameters"]
+            .as_array()
+            .is_some_and(|parameters| parameters.iter().any(|p| p["name"] == "page" && p["in"] == "query"));
+        if !paged {
+            continue;
+        }
+        lists += 1;
+        let answer = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+        let page = named_component(&document, answer)
+            .unwrap_or_else(|| panic!("GET {path}: the page is a named component, not inline: {answer}"));
+        let items = &document["components"]["schemas"][page]["properties"]["items"];
+        assert_eq!(items["type"], "array", "GET {path}: {page}.items is an array");
+        let item = named_component(&document, &items["items"])
+            .unwrap_or_else(|| panic!("GET {path}: {page}.items holds a named component: {items}"));
+        assert_eq!(
+            page,
+            format!("{item}Page"),
+            "GET {path}: the page is named from its item"
+        );
+    }
+    assert!(lists > 40, "every list was checked: {lists}");
+}
+
+#[test]
+fn every_v3_list_has_a_detail_by_id() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let paths = document["paths"].as_object().expect("paths");
+    let mut lists = 0;
+    for (path, item) in paths {
+        let answer = &item["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+        let is_page = resolved(&document, answer)["properties"]["items"].is_object();
+        if !path.starts_with("/api/v3/third_party/") || path.contains('{') || !is_page {
+            continue;
+        }
+        lists += 1;
+        let detail = paths.iter().find(|(other, item)| {
+            item.get("get").is_some()
+                && other
+                    .strip_prefix(path.as_str())
+                    .and_then(|rest| rest.strip_prefix("/{"))
+                    .is_some_and(|rest| rest.ends_with('}') && !rest.contains('/'))
+        });
+        assert!(detail.is_some(), "GET {path} is a v3 list with no GET {path}/{{id}}");
+    }
+    assert!(lists > 30, "every v3 list was checked: {lists}");
 }
 
 #[test]

@@ -47,6 +47,8 @@ struct Operation {
     method: Method,
     path: String,
     doc: Value,
+    /// The success answer's schema, the component it refers to resolved.
+    answer: Value,
 }
 
 impl Operation {
@@ -79,11 +81,21 @@ fn operations(document: &Value) -> Vec<Operation> {
     for (path, item) in document["paths"].as_object().expect("paths") {
         for (method, doc) in item.as_object().expect("a path item") {
             let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).expect("an HTTP method");
-            found.push(Operation {
+            let mut operation = Operation {
                 method,
                 path: path.clone(),
                 doc: doc.clone(),
-            });
+                answer: Value::Null,
+            };
+            let success = operation.success_schema();
+            operation.answer = match success["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                Some(name) => document["components"]["schemas"][name].clone(),
+                None => success.clone(),
+            };
+            found.push(operation);
         }
     }
     found
@@ -98,7 +110,7 @@ fn needs_bearer(operation: &Operation) -> bool {
 fn is_list(operation: &Operation) -> bool {
     operation.method == Method::GET
         && !operation.path.contains('{')
-        && operation.success_schema()["properties"]["items"].is_object()
+        && operation.answer["properties"]["items"].is_object()
 }
 
 /// A collection's name, comparable across generations and spellings: `workOrders` and `work_orders` alike.
@@ -419,7 +431,7 @@ fn every_operation_of_the_route_table_is_classified() {
         classify(operation, &lists)
     };
     assert_eq!(
-        classify_one(Method::PATCH, "/integration/api/v1/workOrders/{local_id}"),
+        classify_one(Method::PATCH, "/integration/api/v1/workOrders/{localId}"),
         Ok(Class::ByPathId {
             source: "/api/v3/third_party/work_orders".into()
         })
@@ -447,6 +459,7 @@ fn every_operation_of_the_route_table_is_classified() {
         method: Method::GET,
         path: "/api/v3/third_party/new_things/{id}".into(),
         doc: serde_json::json!({ "security": [{ "bearer": [], "system_id": [] }] }),
+        answer: Value::Null,
     };
     assert!(
         classify(&unknown, &lists).is_err(),

@@ -53,6 +53,36 @@ const SOCIETY_LISTS: &[&str] = &[
     "/api/v3/third_party/device_events",
 ];
 
+/// The work-order writes of the specification's endpoint table, method and path as the specification spells them.
+const SPEC_WORK_ORDER_WRITES: &[(&str, &str)] = &[
+    ("post", "/integration/api/v1/workOrders"),
+    ("patch", "/integration/api/v1/workOrders/{localId}"),
+    ("delete", "/integration/api/v1/workOrders/{localId}"),
+];
+
+#[test]
+fn the_documented_work_order_writes_are_the_specified_paths_verbatim() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    for (method, path) in SPEC_WORK_ORDER_WRITES {
+        let operation = &document["paths"][path][method];
+        assert!(
+            operation.is_object(),
+            "{method} {path} is documented as the specification spells it"
+        );
+        if let Some(name) = path
+            .strip_suffix('}')
+            .and_then(|path| path.rsplit_once('{'))
+            .map(|(_, name)| name)
+        {
+            let parameters = operation["parameters"].as_array().expect("parameters");
+            assert!(
+                parameters.iter().any(|p| p["name"] == name && p["in"] == "path"),
+                "{method} {path} names its path parameter {name}"
+            );
+        }
+    }
+}
+
 /// The record's id: `id`, or a work order's `header.local_id`.
 fn id_of(item: &Value) -> Option<i64> {
     item["id"].as_i64().or_else(|| item["header"]["local_id"].as_i64())

@@ -3,7 +3,7 @@
 use domain::master_data::{optional_text, ApplicatorCommand};
 use domain::{Refusal, Rule, Violation};
 
-use super::{Deletable, Dependant};
+use super::Deletable;
 use crate::db::{bind_args, with_writer, Arg, Batch, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
 use crate::resources::operations::Applicators;
@@ -11,8 +11,6 @@ use crate::{now_millis, Scope, Store, StoreError};
 
 impl Deletable for Applicators {
     const TABLE: &'static str = "applicators";
-    // Work orders keep naming the applicators that did their labours; a deleted applicator stays in that history.
-    const DEPENDANTS: &'static [Dependant] = &[];
 }
 
 impl Store {

@@ -4,7 +4,7 @@ use domain::master_data::{optional_text, NewEstablishment};
 use domain::Refusal;
 use wire::establishments::Establishment;
 
-use super::{unknown, Deletable, Dependant};
+use super::{unknown, Deletable};
 use crate::db::{with_writer, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
@@ -100,9 +100,4 @@ impl Store {
 
 impl Deletable for Establishments {
     const TABLE: &'static str = "establishments";
-    const DEPENDANTS: &'static [Dependant] = &[Dependant {
-        resource: "plots",
-        table: "plots",
-        column: "establishment_id",
-    }];
 }

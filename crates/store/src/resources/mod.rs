@@ -18,23 +18,10 @@ use crate::db::{with_writer, BeginWrite, RowLock};
 use crate::lookups::{Found, Kind};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
-/// Records that would be left pointing at a deleted record.
-#[derive(Debug, Clone, Copy)]
-pub struct Dependant {
-    /// Their resource name, for the refusal's message.
-    pub resource: &'static str,
-    /// Their table.
-    pub table: &'static str,
-    /// Their column that refers to the deleted record.
-    pub column: &'static str,
-}
-
 /// A society-owned resource that the API deletes logically.
 pub trait Deletable: Resource {
-    /// Its table.
+    /// Its table; live records of the tables that refer to it forbid the deletion (see [`crate::dependants`]).
     const TABLE: &'static str;
-    /// Live records of these kinds forbid the deletion.
-    const DEPENDANTS: &'static [Dependant];
 }
 
 impl Store {
@@ -52,6 +39,7 @@ impl Store {
         // The record stays locked until the delete commits: a write that creates a dependant locks it to share and
         // checks it is live, so it either commits first (and is counted below) or waits and finds it deleted.
         let lock = self.db.dialect().lock_rows(RowLock::Update);
+        let dependants = self.dependants().await?.of(R::TABLE);
         let outcome: Result<(), Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let current: Option<Option<i64>> =
@@ -65,7 +53,7 @@ impl Store {
                 Some(Some(_)) => Ok(()),
                 Some(None) => {
                     let mut refusal = None;
-                    for dependant in R::DEPENDANTS {
+                    for dependant in dependants {
                         let count: i64 = sqlx::query_scalar(&format!(
                             "SELECT COUNT(*) FROM {} WHERE society_id = $1 AND {} = $2 AND deleted_at IS NULL",
                             dependant.table, dependant.column
@@ -75,7 +63,7 @@ impl Store {
                         .fetch_one(&mut *tx)
                         .await?;
                         if count > 0 {
-                            refusal = Some(Refusal::HasDependants { resource: dependant.resource, count });
+                            refusal = Some(Refusal::HasDependants { resource: dependant.table, count });
                             break;
                         }
                     }

@@ -3,7 +3,7 @@
 use domain::master_data::{optional_text, NewPlot};
 use domain::Refusal;
 
-use super::{unknown, Deletable, Dependant};
+use super::{unknown, Deletable};
 use crate::db::{with_writer, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, resource, Scope, Store, StoreError};
@@ -31,11 +31,6 @@ resource! {
 
 impl Deletable for PlotsV3 {
     const TABLE: &'static str = "plots";
-    const DEPENDANTS: &'static [Dependant] = &[Dependant {
-        resource: "campaigns",
-        table: "campaigns",
-        column: "plot_id",
-    }];
 }
 
 impl Store {
