@@ -114,7 +114,8 @@ mod tests {
     use crate::resources::establishments::Establishments;
     use crate::resources::operations::Applicators;
     use crate::resources::plots::PlotsV3;
-    use crate::resources::{Deletable, Refusal};
+    use crate::resources::Deletable;
+    use domain::Refusal;
     use crate::seed::{self, DemoOptions};
     use crate::{now_millis, Scope, StoreConfig};
 
@@ -181,11 +182,11 @@ mod tests {
                     &format!("SELECT MIN(id) FROM farmers WHERE society_id = {society} AND deleted_at IS NULL"),
                 )
                 .await;
-                let new = wire::establishments::NewEstablishment {
+                let new = domain::master_data::NewEstablishment {
                     name: "Sin nada".into(),
                     farmer_id: farmer,
                     external_code: None,
-                    active: None,
+                    active: true,
                 };
                 store
                     .create_establishment(scope, &new)
@@ -201,12 +202,12 @@ mod tests {
                     &format!("SELECT MIN(id) FROM users WHERE society_id = {society}"),
                 )
                 .await;
-                let new = wire::plots::NewPlot {
+                let new = domain::master_data::NewPlot {
                     name: "Lote vacío".into(),
                     establishment_id: establishment,
                     area: 1.0,
                     external_code: None,
-                    active: None,
+                    active: true,
                 };
                 store
                     .create_plot(scope, user, &new)
@@ -216,11 +217,10 @@ mod tests {
                     .id
             }
             "applicators" => {
-                let new = wire::applicators::ApplicatorWrite {
-                    id: None,
+                let new = domain::master_data::ApplicatorCommand {
                     name: "Sin órdenes".into(),
                     external_code: None,
-                    active: None,
+                    active: true,
                     address: None,
                     phone_number: None,
                     email: None,
