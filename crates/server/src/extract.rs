@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use store::auth::TokenCheck;
 use store::{Scope, Snapshot};
 use tower_http::timeout::TimeoutError;
+use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::i18n::Msg;
@@ -125,7 +126,8 @@ impl<S: Send + Sync, G: Gen> FromRequestParts<S> for ListQuery<G> {
     }
 }
 
-/// A JSON body: 400 when absent or malformed, 415 when not declared as JSON, 413 when too large.
+/// A JSON body: 400 when absent or malformed (checked against the schema the document gives `T`, see
+/// [`crate::body`]), 415 when not declared as JSON, 413 when too large.
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
 
@@ -133,7 +135,7 @@ impl<S, T> FromRequest<S> for ApiJson<T>
 where
     AppState: FromRef<S>,
     S: Send + Sync,
-    T: DeserializeOwned,
+    T: DeserializeOwned + ToSchema,
 {
     type Rejection = ApiError;
 
@@ -147,7 +149,8 @@ where
                 let mime = mime.trim().to_ascii_lowercase();
                 mime == "application/json" || mime.ends_with("+json")
             });
-        let config = Arc::clone(&AppState::from_ref(state).config);
+        let app = AppState::from_ref(state);
+        let config = Arc::clone(&app.config);
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Msg::PayloadTooLarge(config.body_limit))
@@ -169,9 +172,10 @@ where
         if has_nul_escape(&bytes) {
             return Err(ApiError::bad_request(Msg::NulInBody));
         }
-        serde_json::from_slice(&bytes)
+        app.bodies
+            .read(&bytes)
             .map(ApiJson)
-            .map_err(|error| ApiError::bad_request(Msg::MalformedBody(error.to_string())))
+            .map_err(|error| ApiError::bad_request(Msg::Body(error)))
     }
 }
 

@@ -28,8 +28,10 @@ pub enum Msg {
     InvalidRefreshToken,
     /// The request has no body.
     MissingBody,
-    /// The body is not the JSON the endpoint expects.
+    /// The body could not be read.
     MalformedBody(String),
+    /// The body is not the JSON the endpoint expects.
+    Body(crate::body::BodyError),
     /// The body's text holds a NUL character (`\u0000`).
     NulInBody,
     /// The body is not declared as JSON.
@@ -138,6 +140,7 @@ impl Msg {
             (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
             (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
             (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
+            (Msg::Body(error), lang) => error.text(lang),
             (Msg::NulInBody, Es) => {
                 "El cuerpo de la solicitud no es válido: un texto contiene el carácter NUL (\\u0000).".into()
             }

@@ -7,7 +7,8 @@
 //! - [`config`]: the server's settings.
 //! - [`routes`]: the route table of every generation, and the handlers; [`openapi`], the document it describes
 //!   itself in.
-//! - [`extract`]: the authenticated caller, list queries, JSON bodies.
+//! - [`extract`]: the authenticated caller, list queries, JSON bodies; [`body`], bodies read strictly against the
+//!   document's schemas.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`ratelimit`]: requests per token and per client address.
 //! - [`worker`]: the background worker that runs jobs from the database.
@@ -20,6 +21,7 @@
 //! `body_read_timeout`. A stopping server closes its listener, lets requests in flight finish for up to
 //! `shutdown_timeout`, then drops what is left.
 
+pub mod body;
 pub mod conditional;
 pub mod config;
 pub mod durable;
@@ -109,6 +111,8 @@ pub struct Shared {
     pub limiters: Arc<ratelimit::Limiters>,
     /// Bodies of recent list answers, while their data stands.
     pub rendered_lists: Arc<conditional::RenderedLists>,
+    /// The request bodies' schemas, compiled from the document.
+    pub bodies: Arc<body::BodySchemas>,
 }
 
 /// The OpenAPI document of every route, with the header names of `header_token`.
@@ -121,6 +125,7 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
     let headers = HeaderNames::new(&config.header_token)?;
     let (api, open, document) = routes::table().finish(&config.header_token);
     let docs = Arc::new(routes::docs::render(&document));
+    let bodies = Arc::new(body::BodySchemas::new(&document).map_err(io::Error::other)?);
     let state = AppState(Arc::new(Shared {
         store,
         config: Arc::new(config.clone()),
@@ -128,6 +133,7 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         docs,
         limiters: Arc::new(ratelimit::Limiters::new(&config.rate_limits)),
         rendered_lists: Arc::new(conditional::RenderedLists::new(config.list_cache_bytes)),
+        bodies,
     }));
     let api = api
         .layer(middleware::from_fn_with_state(

@@ -5,6 +5,7 @@ mod helpers;
 
 mod applicator_writes;
 mod auth;
+mod bodies;
 mod establishments;
 mod farmers;
 mod field;

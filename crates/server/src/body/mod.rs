@@ -1,0 +1,137 @@
+//! JSON request bodies, read strictly against the OpenAPI document: a body is first checked against its operation's
+//! schema (so an array is never read as an object, and a mismatch is named by its JSON path and JSON type), then
+//! parsed into its wire type. Whatever the parse still refuses is reported with its path in our own words, so no
+//! parser text or Rust type name reaches an integrator.
+//!
+//! - [`schema`]: the document's component schemas, compiled once at start-up.
+//! - [`walk`]: the check, one pass over the bytes that allocates nothing for a body that fits.
+//! - [`messages`]: why a body was refused, in the caller's language.
+
+mod messages;
+mod schema;
+mod walk;
+
+use std::cell::RefCell;
+
+use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde_json::error::Category;
+use utoipa::openapi::OpenApi;
+use utoipa::ToSchema;
+
+pub use messages::{BodyError, Expected, JsonKind, Problem};
+
+/// One step of a JSON path: a property's key, or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<K> {
+    /// `.key`.
+    Key(K),
+    /// `[index]`.
+    Index(usize),
+}
+
+impl<K> Segment<K> {
+    /// The same step, with its key converted.
+    pub fn map<L>(self, convert: impl FnOnce(K) -> L) -> Segment<L> {
+        match self {
+            Segment::Key(key) => Segment::Key(convert(key)),
+            Segment::Index(index) => Segment::Index(index),
+        }
+    }
+}
+
+/// The body schemas of every operation, by the name of their component.
+#[derive(Debug)]
+pub struct BodySchemas(schema::Compiled);
+
+impl BodySchemas {
+    /// Compiles the component schemas of `document`.
+    pub fn new(document: &OpenApi) -> serde_json::Result<Self> {
+        let components = match &document.components {
+            Some(components) => serde_json::to_value(&components.schemas)?,
+            None => serde_json::Value::Null,
+        };
+        let empty = serde_json::Map::new();
+        Ok(Self(schema::Compiled::new(components.as_object().unwrap_or(&empty))))
+    }
+
+    /// Reads `bytes` as a `T`, checked against the schema `T` is documented with.
+    pub fn read<T: DeserializeOwned + ToSchema>(&self, bytes: &[u8]) -> Result<T, BodyError> {
+        let root = self.0.named.get(T::name().as_ref()).copied();
+        if let Some(root) = root {
+            self.check(root, bytes)?;
+        }
+        serde_json::from_slice(bytes).map_err(|_| self.refusal::<T>(root, bytes))
+    }
+
+    fn check(&self, root: schema::ShapeId, bytes: &[u8]) -> Result<(), BodyError> {
+        let trail = RefCell::new(walk::Trail::default());
+        let walk = walk::Walk {
+            schemas: &self.0,
+            shape: root,
+            trail: &trail,
+        };
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let checked = walk.deserialize(&mut deserializer).and_then(|()| deserializer.end());
+        let Err(error) = checked else {
+            return Ok(());
+        };
+        let trail = trail.into_inner();
+        Err(match trail.problem {
+            Some(problem) => BodyError::At {
+                path: trail.reversed_path.into_iter().rev().collect(),
+                problem,
+            },
+            None => parse_failure(&error),
+        })
+    }
+
+    /// Why the typed parse refused a body that fits its schema (e.g. an integer too large to store): the place,
+    /// found by parsing again while tracking the path, and what the schema takes there.
+    fn refusal<T: DeserializeOwned>(&self, root: Option<schema::ShapeId>, bytes: &[u8]) -> BodyError {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let path: Vec<Segment<String>> = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+            Err(error)
+                if matches!(
+                    error.inner().classify(),
+                    Category::Syntax | Category::Eof | Category::Io
+                ) =>
+            {
+                return parse_failure(error.inner());
+            }
+            Err(error) => error
+                .path()
+                .iter()
+                .filter_map(|segment| match segment {
+                    serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
+                    serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key.clone())),
+                    _ => None,
+                })
+                .collect(),
+            // The same bytes parse the same way twice; were they read this time, the body as a whole is at fault.
+            Ok(_) => Vec::new(),
+        };
+        let expected = root.map_or(Expected::NONE, |root| {
+            let steps = path.iter().map(|segment| match segment {
+                Segment::Key(key) => Segment::Key(key.as_str()),
+                Segment::Index(index) => Segment::Index(*index),
+            });
+            self.0.expected(self.0.at_path(root, steps))
+        });
+        BodyError::At {
+            path,
+            problem: Problem::Unacceptable { expected },
+        }
+    }
+}
+
+/// A body that is not JSON, or stops before its end.
+fn parse_failure(error: &serde_json::Error) -> BodyError {
+    let (line, column) = (error.line(), error.column());
+    match error.classify() {
+        Category::Eof => BodyError::Truncated { line, column },
+        _ => BodyError::Syntax { line, column },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use wire::field::NewDeviceEvents;
+use wire::work_orders::WorkOrderWrite;
+
+use super::*;
+
+fn schemas() -> BodySchemas {
+    BodySchemas::new(&crate::openapi_document("SVC")).expect("the document compiles")
+}
+
+fn work_order() -> Value {
+    json!({
+        "header": {
+            "system_id": "third_party", "name": "Pulverización", "date": "2025-10-02T08:00:00-03:00",
+            "voucher_date": "2025-10-01T00:00:00-03:00", "state": { "pending": true, "executed": false, "confirmed": false },
+            "extra_fields": { "company": { "local_id": 1 }, "voucher_type": { "local_id": 2 } }
+        },
+        "supplies": [{ "cultivation": { "local_id": 340 }, "formulated": { "local_id": 1 }, "area_applied": 42.5,
+                       "total_applied": 85.0, "date": "2025-10-02T08:00:00-03:00",
+                       "state": { "pending": true, "executed": false, "confirmed": false } }],
+        "labours": [{ "cultivation": { "local_id": 340 }, "labour_type": null, "area_applied": 42.5,
+                      "date": "2025-10-02T08:00:00-03:00", "state": { "pending": true, "executed": false, "confirmed": false } }]
+    })
+}
+
+fn refused(body: &Value) -> BodyError {
+    let bytes = serde_json::to_vec(body).expect("JSON");
+    match schemas().read::<WorkOrderWrite>(&bytes) {
+        Ok(_) => panic!("{body} is refused"),
+        Err(error) => error,
+    }
+}
+
+fn at(path: &[Segment<&str>], problem: Problem) -> BodyError {
+    BodyError::At {
+        path: path.iter().map(|segment| segment.map(str::to_owned)).collect(),
+        problem,
+    }
+}
+
+#[test]
+fn a_body_that_fits_reads_as_before() {
+    let bytes = serde_json::to_vec(&work_order()).expect("JSON");
+    let read = schemas().read::<WorkOrderWrite>(&bytes).expect("the example fits");
+    assert_eq!(
+        read,
+        serde_json::from_slice::<WorkOrderWrite>(&bytes).expect("serde reads it")
+    );
+}
+
+#[test]
+fn mismatches_are_named_by_path_and_json_type() {
+    let mut body = work_order();
+    body["supplies"][0]["area_applied"] = json!("42");
+    let path = [
+        Segment::Key("supplies"),
+        Segment::Index(0),
+        Segment::Key("area_applied"),
+    ];
+    let wrong = Problem::WrongType {
+        expected: Expected::NUMBER,
+        found: JsonKind::Text,
+    };
+    assert_eq!(refused(&body), at(&path, wrong));
+
+    let mut body = work_order();
+    body["header"]["extra_fields"]["company"] = json!([1]);
+    let path = [
+        Segment::Key("header"),
+        Segment::Key("extra_fields"),
+        Segment::Key("company"),
+    ];
+    let wrong = Problem::WrongType {
+        expected: Expected::OBJECT,
+        found: JsonKind::Array,
+    };
+    assert_eq!(refused(&body), at(&path, wrong));
+
+    let mut body = work_order();
+    body["labours"][0]["labour_type"] = json!(3);
+    let path = [Segment::Key("labours"), Segment::Index(0), Segment::Key("labour_type")];
+    let wrong = Problem::WrongType {
+        expected: Expected::NULL | Expected::OBJECT,
+        found: JsonKind::Integer,
+    };
+    assert_eq!(refused(&body), at(&path, wrong));
+}
+
+#[test]
+fn missing_fields_and_bad_dates_are_named() {
+    let mut body = work_order();
+    body["header"].as_object_mut().expect("an object").remove("date");
+    assert_eq!(
+        refused(&body),
+        at(&[Segment::Key("header"), Segment::Key("date")], Problem::Missing)
+    );
+
+    let mut body = work_order();
+    body["header"]["date"] = json!("2025-10-02 08:00");
+    assert_eq!(
+        refused(&body),
+        at(&[Segment::Key("header"), Segment::Key("date")], Problem::NotDateTime)
+    );
+}
+
+#[test]
+fn an_array_is_no_object_and_the_root_has_an_empty_path() {
+    let refused = schemas().read::<WorkOrderWrite>(br#"[{"system_id": "third_party"}]"#);
+    let wrong = Problem::WrongType {
+        expected: Expected::OBJECT,
+        found: JsonKind::Array,
+    };
+    assert_eq!(refused.map(|_| ()), Err(at(&[], wrong)));
+}
+
+#[test]
+fn syntax_errors_and_truncated_bodies_say_where() {
+    let schemas = schemas();
+    assert_eq!(
+        schemas.read::<WorkOrderWrite>(b"{\"header\": {\"name\": ").map(|_| ()),
+        Err(BodyError::Truncated { line: 1, column: 20 })
+    );
+    assert_eq!(
+        schemas.read::<WorkOrderWrite>(b"{\n  \"header\" 1}").map(|_| ()),
+        Err(BodyError::Syntax { line: 2, column: 12 })
+    );
+}
+
+#[test]
+fn what_only_the_typed_parse_refuses_is_named_by_path_too() {
+    let mut body = work_order();
+    body["header"]["extra_fields"]["company"]["local_id"] = json!(u64::MAX);
+    let path = [
+        Segment::Key("header"),
+        Segment::Key("extra_fields"),
+        Segment::Key("company"),
+        Segment::Key("local_id"),
+    ];
+    let unacceptable = Problem::Unacceptable {
+        expected: Expected::INTEGER,
+    };
+    assert_eq!(refused(&body), at(&path, unacceptable));
+}
+
+#[test]
+fn strings_outside_an_enum_are_named_with_the_values_allowed() {
+    let components = json!({
+        "Kind": { "type": "object", "required": ["kind"],
+                  "properties": { "kind": { "type": "string", "enum": ["weather_station", "silobag_sensor"] } } }
+    });
+    let compiled = schema::Compiled::new(components.as_object().expect("an object"));
+    let root = compiled.named["Kind"];
+    let schemas = BodySchemas(compiled);
+    let allowed = Problem::NotOneOf {
+        allowed: vec!["weather_station".into(), "silobag_sensor".into()],
+    };
+    assert_eq!(
+        schemas.check(root, br#"{"kind": "rain_gauge"}"#),
+        Err(at(&[Segment::Key("kind")], allowed))
+    );
+    assert_eq!(schemas.check(root, br#"{"kind": "silobag_sensor"}"#), Ok(()));
+}
+
+/// Times the parse of a 10,000-reading batch with and without the schema check:
+/// `cargo test -p server --lib -- --ignored --nocapture batch_parse_timing`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn batch_parse_timing() {
+    let reading = json!({"device_id": 4, "device_event_type_id": 1, "recorded_at": "2025-10-02T08:00:00-03:00",
+                         "value": 23.75});
+    let bytes = serde_json::to_vec(&Value::Array(vec![reading; 10_000])).expect("JSON");
+    let schemas = schemas();
+    let rounds = 50;
+    let time = |parse: &dyn Fn() -> usize| {
+        let start = Instant::now();
+        let items: usize = (0..rounds).map(|_| parse()).sum();
+        assert_eq!(items, rounds * 10_000);
+        start.elapsed() / u32::try_from(rounds).expect("few rounds")
+    };
+    for _ in 0..2 {
+        let typed = time(&|| {
+            serde_json::from_slice::<NewDeviceEvents>(&bytes)
+                .expect("reads")
+                .items()
+                .len()
+        });
+        let checked = time(&|| schemas.read::<NewDeviceEvents>(&bytes).expect("reads").items().len());
+        println!(
+            "{} bytes: typed parse {typed:?}, checked and typed {checked:?}",
+            bytes.len()
+        );
+    }
+}
