@@ -48,16 +48,15 @@ pub(super) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, 
     }
 }
 
-/// A body's violations: a work order's under one heading; a batch's counted, naming the first
+/// A body's violations: a work order's, all of them, under one heading; a batch's counted, naming the first
 /// [`NAMED_FAILURES`]; any other body's one after another.
 fn invalid_text(resource: &str, violations: &[Violation], lang: Lang) -> String {
-    let named: Vec<String> = violations
-        .iter()
-        .take(NAMED_FAILURES)
-        .map(|violation| violation_text(violation, lang))
-        .collect();
-    let details = named.join("; ");
+    let named = |count: usize| -> String {
+        let texts: Vec<String> = violations.iter().take(count).map(|v| violation_text(v, lang)).collect();
+        texts.join("; ")
+    };
     if resource == "work_orders" {
+        let details = named(violations.len());
         let intro = match lang {
             Lang::Es => "La orden de trabajo no es válida",
             Lang::Pt => "A ordem de trabalho não é válida",
@@ -66,8 +65,9 @@ fn invalid_text(resource: &str, violations: &[Violation], lang: Lang) -> String 
         return format!("{intro}: {details}");
     }
     if !violations.iter().all(|violation| violation.path.starts_with('[')) {
-        return format!("{details}.");
+        return format!("{}.", named(violations.len()));
     }
+    let details = named(NAMED_FAILURES);
     let total = violations.len();
     let intro = match (lang, total) {
         (Lang::Es, 1) => "1 elemento no es válido; no se guardó ninguno".to_owned(),

@@ -139,7 +139,12 @@ on_both_backends! {
             let path = format!("{PATH}/{}", establishment["id"]);
             let (code, message) = error_envelope(app.delete(&path, &token).await, StatusCode::CONFLICT).await;
             assert_eq!(code, 409);
-            assert!(message.contains(&format!("1 {dependant}")), "{dependant}: {message}");
+            let one = match dependant {
+                "devices" => "1 dispositivo activo",
+                "silobags" => "1 silobolsa activa",
+                _ => "1 depósito activo",
+            };
+            assert!(message.contains(&format!("tiene {one} ({dependant})")), "{dependant}: {message}");
             assert_eq!(app.get_ok(&path, &token).await, establishment, "{dependant}: nothing changed");
         }
     }

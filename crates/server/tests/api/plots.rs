@@ -79,7 +79,7 @@ on_both_backends! {
         let created: Value = app.post(PLOTS, &token, &json!({ "name": "Parcela 9", "establishment_id": establishment, "area": 12 })).await.json().await.expect("JSON");
         let path = format!("{PLOTS}/{}", created["id"]);
         let (_, message) = error_envelope(app.delete(&format!("/api/v3/third_party/establishments/{establishment}"), &token).await, StatusCode::CONFLICT).await;
-        assert!(message.contains("1 plots"), "{message}");
+        assert!(message.contains("tiene 1 lote activo (plots)"), "one plot, in the singular: {message}");
         let deleted: Value = app.delete(&path, &token).await.json().await.expect("JSON");
         assert!(deleted["deleted_at"].is_string());
         let again = app.delete(&path, &token).await;
