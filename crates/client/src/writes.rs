@@ -8,8 +8,8 @@ use wire::establishments::{Establishment, NewEstablishment};
 use wire::field::{Device, DeviceEvent, NewDevice, NewDeviceEvent, NewSilobagCampaign, SilobagCampaign};
 use wire::jobs::{CampaignImport, ObjectiveYieldUpdate};
 use wire::operations::{Applicator, Job};
-use wire::work_orders::WorkOrder;
 use wire::plots::{NewPlot, PlotV3};
+use wire::work_orders::WorkOrder;
 use wire::work_orders::{WorkOrderHeaderWrite, WorkOrderLabourWrite, WorkOrderSupplyWrite, WorkOrderWrite};
 
 use crate::client::{Call, Client, Tagged};

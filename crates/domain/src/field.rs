@@ -122,7 +122,10 @@ impl NewDevice {
         }
         for (path, value, bound) in [("latitude", self.latitude, 90.0), ("longitude", self.longitude, 180.0)] {
             if value.is_some_and(|v| !(-bound..=bound).contains(&v)) {
-                let rule = Rule::OutOfRange { min: -bound, max: bound };
+                let rule = Rule::OutOfRange {
+                    min: -bound,
+                    max: bound,
+                };
                 violations.push(Violation::new(path, rule));
             }
         }
@@ -226,7 +229,10 @@ mod tests {
             longitude: Some(-181.0),
             ..sensor()
         };
-        assert_eq!(paths(device.check().unwrap_err()), ["name", "kind", "latitude", "longitude"]);
+        assert_eq!(
+            paths(device.check().unwrap_err()),
+            ["name", "kind", "latitude", "longitude"]
+        );
     }
 
     #[test]

@@ -95,7 +95,6 @@ pub struct LabourLine {
     pub state: StateFlags,
 }
 
-
 /// The rules that need no database: system id, company, names, quantities, repeated ids.
 pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
     let mut violations = Vec::new();

@@ -79,7 +79,11 @@ pub enum Msg {
     /// The API-key header (named here) was sent, but is not a live key of the caller's society.
     InvalidApiKey(String),
     /// A write was refused: the record's resource, its id when the write names one, and why.
-    Refused { resource: &'static str, id: String, refusal: Refusal },
+    Refused {
+        resource: &'static str,
+        id: String,
+        refusal: Refusal,
+    },
     /// A job body's `campaigns` list is empty or longer than a job may be.
     JobRows { count: usize, max: usize },
 }

@@ -115,9 +115,9 @@ mod tests {
     use crate::resources::operations::Applicators;
     use crate::resources::plots::PlotsV3;
     use crate::resources::Deletable;
-    use domain::Refusal;
     use crate::seed::{self, DemoOptions};
     use crate::{now_millis, Scope, StoreConfig};
+    use domain::Refusal;
 
     /// The tables a [`Deletable`] resource deletes.
     const DELETABLE: [&str; 3] = [Establishments::TABLE, PlotsV3::TABLE, Applicators::TABLE];

@@ -74,7 +74,10 @@ impl Lookups {
     pub fn live(&mut self, table: &'static str, owner: Owner<'_>, ids: impl IntoIterator<Item = i64>) -> Kind {
         let (condition, fixed) = match owner {
             Owner::Society(society_id) => ("deleted_at IS NULL AND society_id = ?", vec![Arg::Int(society_id)]),
-            Owner::Country(country) => ("deleted_at IS NULL AND country = ?", vec![Arg::Text(country.to_owned())]),
+            Owner::Country(country) => (
+                "deleted_at IS NULL AND country = ?",
+                vec![Arg::Text(country.to_owned())],
+            ),
             Owner::Everyone => ("deleted_at IS NULL", Vec::new()),
         };
         self.push(Lookup {
@@ -86,7 +89,13 @@ impl Lookups {
     }
 
     /// Asks which of `ids` `table` has under `condition` (a `?` for each of `fixed`), live or not.
-    pub fn rows(&mut self, table: &'static str, condition: &str, fixed: &[Arg], ids: impl Iterator<Item = i64>) -> Kind {
+    pub fn rows(
+        &mut self,
+        table: &'static str,
+        condition: &str,
+        fixed: &[Arg],
+        ids: impl Iterator<Item = i64>,
+    ) -> Kind {
         self.push(Lookup {
             select: format!("id FROM {table} WHERE {condition}"),
             fixed: fixed.to_vec(),
@@ -151,7 +160,10 @@ impl Lookups {
                 }
                 current.push(&format!("SELECT CAST({kind} AS BIGINT) AS kind, "));
                 // A `UNION` cannot lock rows, an arm's own sub-select can.
-                let lock = lookup.lock.map(|lock| self.dialect.lock_rows(lock)).filter(|lock| !lock.is_empty());
+                let lock = lookup
+                    .lock
+                    .map(|lock| self.dialect.lock_rows(lock))
+                    .filter(|lock| !lock.is_empty());
                 if lock.is_some() {
                     current.push("id FROM (SELECT ");
                 }
@@ -287,7 +299,11 @@ mod tests {
             lookups.live("farmers", Owner::Society(7), [5]);
             let text = &lookups.statements()[0].text;
             assert_eq!(text.contains("FOR SHARE) locked"), locked, "{text}");
-            assert_eq!(text.matches("FOR SHARE").count(), usize::from(locked), "only plots lock: {text}");
+            assert_eq!(
+                text.matches("FOR SHARE").count(),
+                usize::from(locked),
+                "only plots lock: {text}"
+            );
         }
     }
 

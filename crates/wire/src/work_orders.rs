@@ -122,7 +122,6 @@ pub struct WorkOrder {
     pub labours: Vec<WorkOrderLabour>,
 }
 
-
 /// A whole work order to create, or to replace an existing one with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WorkOrderWrite {

@@ -178,7 +178,14 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::NotForKind(kind), Lang::Es) => format!("{path} no corresponde a los dispositivos {kind}; omítalo"),
         (Rule::NotForKind(kind), Lang::Pt) => format!("{path} não se aplica aos dispositivos {kind}; omita-o"),
         (Rule::NotForKind(kind), Lang::En) => format!("{path} does not apply to {kind} devices; omit it"),
-        (Rule::NotACampaign { id, species, cultivation }, lang) => not_a_campaign_text(path, *id, *species, *cultivation, lang),
+        (
+            Rule::NotACampaign {
+                id,
+                species,
+                cultivation,
+            },
+            lang,
+        ) => not_a_campaign_text(path, *id, *species, *cultivation, lang),
         (Rule::Unknown(id), Lang::Es) => format!("{path}: {id} no existe o no está disponible para su sociedad"),
         (Rule::Unknown(id), Lang::Pt) => format!("{path}: {id} não existe ou não está disponível para a sua sociedade"),
         (Rule::Unknown(id), Lang::En) => format!("{path}: {id} does not exist or is not available to your society"),
@@ -196,13 +203,31 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::DuplicateLine(id), Lang::En) => format!("{path}: line {id} appears twice"),
         (Rule::Repeated(id), Lang::Es | Lang::Pt) => format!("{path}: {id} está repetido"),
         (Rule::Repeated(id), Lang::En) => format!("{path}: {id} is repeated"),
-        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::Es) => {
+        (
+            Rule::SilobagElsewhere {
+                silobag_id,
+                establishment_id,
+            },
+            Lang::Es,
+        ) => {
             format!("{path}: la silobolsa {silobag_id} no está en el establecimiento {establishment_id}")
         }
-        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::Pt) => {
+        (
+            Rule::SilobagElsewhere {
+                silobag_id,
+                establishment_id,
+            },
+            Lang::Pt,
+        ) => {
             format!("{path}: o silo bolsa {silobag_id} não está no estabelecimento {establishment_id}")
         }
-        (Rule::SilobagElsewhere { silobag_id, establishment_id }, Lang::En) => {
+        (
+            Rule::SilobagElsewhere {
+                silobag_id,
+                establishment_id,
+            },
+            Lang::En,
+        ) => {
             format!("{path}: silobag {silobag_id} is not in establishment {establishment_id}")
         }
     }
@@ -267,16 +292,28 @@ mod tests {
             .map(|index| Violation::new("device_id", Rule::Unknown(9)).in_item(index))
             .collect();
         let text = invalid_text("device_events", &violations, Lang::En);
-        assert!(text.starts_with("25 items are not valid; none was stored: [0].device_id: 9 "), "{text}");
-        assert!(text.contains("[19].device_id") && !text.contains("[20].device_id"), "{text}");
+        assert!(
+            text.starts_with("25 items are not valid; none was stored: [0].device_id: 9 "),
+            "{text}"
+        );
+        assert!(
+            text.contains("[19].device_id") && !text.contains("[20].device_id"),
+            "{text}"
+        );
         assert!(text.ends_with("; and 5 more."), "{text}");
         let one = invalid_text("device_events", &violations[..1], Lang::Es);
-        assert!(one.starts_with("1 elemento no es válido; no se guardó ninguno: [0].device_id"), "{one}");
+        assert!(
+            one.starts_with("1 elemento no es válido; no se guardó ninguno: [0].device_id"),
+            "{one}"
+        );
     }
 
     #[test]
     fn a_single_records_violations_lead_with_their_paths() {
-        let violations = [Violation::new("name", Rule::Blank), Violation::new("farmer_id", Rule::Unknown(7))];
+        let violations = [
+            Violation::new("name", Rule::Blank),
+            Violation::new("farmer_id", Rule::Unknown(7)),
+        ];
         assert_eq!(
             invalid_text("establishments", &violations, Lang::Pt),
             "name é obrigatório e não pode estar vazio; farmer_id: 7 não existe ou não está disponível para a sua \

@@ -57,7 +57,10 @@ pub fn register(mut table: ApiTable) -> ApiTable {
             Custom::write(
                 "Replace the applicator the body's id names",
                 TAG,
-                (body.clone(), json!({ "id": 4, "name": "Jorge Almada", "machines": [3, 5] })),
+                (
+                    body.clone(),
+                    json!({ "id": 4, "name": "Jorge Almada", "machines": [3, 5] }),
+                ),
                 (200, answer.clone()),
             ),
         )
@@ -153,7 +156,12 @@ async fn update_by_path(
     write(&state, &caller, numeric, body).await
 }
 
-async fn write(state: &AppState, caller: &Caller, id: i64, body: ApplicatorWrite) -> Result<Json<Applicator>, ApiError> {
+async fn write(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    body: ApplicatorWrite,
+) -> Result<Json<Applicator>, ApiError> {
     let updated = state
         .store
         .write_applicator(&caller.scope, Some(id), &command(body))

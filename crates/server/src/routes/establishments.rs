@@ -29,7 +29,12 @@ pub fn register(mut table: ApiTable) -> ApiTable {
             Method::POST,
             ESTABLISHMENTS,
             create,
-            Custom::write("Create an establishment", super::MASTER_DATA, (body, example), (201, answer)),
+            Custom::write(
+                "Create an establishment",
+                super::MASTER_DATA,
+                (body, example),
+                (201, answer),
+            ),
         )
         .delete::<Establishments>("/api/v3/third_party/establishments/{id}", super::MASTER_DATA)
 }

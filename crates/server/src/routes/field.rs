@@ -7,13 +7,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use domain::field::{NewDevice, NewReadings, NewSilobagCampaign, Reading};
 use serde_json::json;
 use store::resources::field::{
     Adversities, AdversityCategories, AdversityKinds, ClimaticFactors, DeviceEventTypes, DeviceEvents, Devices,
     FertilizationControls, HarvestProgress, PlantStandControls, PlantingControls, PlantingProgress, ProgressReports,
     ScoutingMeasures, Scoutings, SilobagCampaigns, Silobags, Waypoints, WeatherAnomalies, WeatherAnomalyTypes,
 };
-use domain::field::{NewDevice, NewReadings, NewSilobagCampaign, Reading};
 use store::Resource;
 use wire::field::{Device, DeviceEvent, NewDeviceEvents, SilobagCampaign};
 

@@ -41,7 +41,9 @@ pub fn table() -> ApiTable {
         jobs::register,
         operational,
     ];
-    groups.into_iter().fold(ApiTable::default(), |table, register| register(table))
+    groups
+        .into_iter()
+        .fold(ApiTable::default(), |table, register| register(table))
 }
 
 /// The server's own routes: health, this document, the docs page.

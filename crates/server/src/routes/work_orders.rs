@@ -15,8 +15,8 @@ use domain::{Generation, Refusal};
 use serde_json::json;
 use store::resources::work_orders::{WorkOrderStateFilter, WriteMode};
 use store::{Scope, Scoping};
-use wire::work_orders::{LocalRef, WorkOrder, WorkOrderState};
 use wire::work_orders::WorkOrderWrite;
+use wire::work_orders::{LocalRef, WorkOrder, WorkOrderState};
 
 use super::table::{list_parameters, ApiTable, Custom};
 use crate::conditional::Conditional;
@@ -74,7 +74,12 @@ pub fn register(mut table: ApiTable) -> ApiTable {
             Method::POST,
             "/integration/api/v1/workOrders",
             create,
-            Custom::write("Create a work order", TAG, (write.clone(), example()), (201, order.clone())),
+            Custom::write(
+                "Create a work order",
+                TAG,
+                (write.clone(), example()),
+                (201, order.clone()),
+            ),
         )
         .custom(
             Method::PATCH,
@@ -295,11 +300,7 @@ async fn replace(
 }
 
 /// `DELETE /integration/api/v1/workOrders/{localId}`: logical deletion; 200 with the deleted order.
-async fn delete(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
+async fn delete(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
     let local_id = parse_id(&id, NAME)?;
     state
         .store
@@ -310,11 +311,7 @@ async fn delete(
 }
 
 /// `GET /api/v3/third_party/work_orders/{id}`: one order, with the `ETag` a replacement's `If-Match` may name.
-async fn detail(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
+async fn detail(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
     let local_id = parse_id(&id, NAME)?;
     answer(&state, &caller.scope, local_id).await
 }

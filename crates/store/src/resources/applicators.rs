@@ -30,9 +30,13 @@ impl Store {
         let machines = command.distinct_machines();
         let mut lookups = Lookups::new(self.db.dialect());
         let live_machines = lookups.live("machines", Owner::Society(society_id), machines.iter().copied());
-        let [address, phone_number, email, external_code] =
-            [&command.address, &command.phone_number, &command.email, &command.external_code]
-                .map(|text| optional_text(text.as_deref()));
+        let [address, phone_number, email, external_code] = [
+            &command.address,
+            &command.phone_number,
+            &command.email,
+            &command.external_code,
+        ]
+        .map(|text| optional_text(text.as_deref()));
         let written: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);

@@ -160,8 +160,16 @@ impl Store {
         let society_id = scope.society_id();
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
-        let devices = lookups.live("devices", Owner::Society(society_id), events.iter().map(|e| e.device_id));
-        let types = lookups.live("device_event_types", Owner::Everyone, events.iter().map(|e| e.device_event_type_id));
+        let devices = lookups.live(
+            "devices",
+            Owner::Society(society_id),
+            events.iter().map(|e| e.device_id),
+        );
+        let types = lookups.live(
+            "device_event_types",
+            Owner::Everyone,
+            events.iter().map(|e| e.device_event_type_id),
+        );
         let stored: Result<Vec<i64>, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);

@@ -73,8 +73,18 @@ struct LineRow {
 
 /// Adds to `batch` the statements that insert `rows`, in order, into `table` for order `order_id`: the columns every
 /// line has (society, order, position, campaign, date, flags, timestamps) around the kind's `own_columns`.
-fn line_row_inserts(batch: &mut Batch, table: &str, own_columns: &str, rows: impl Iterator<Item = LineRow>, order: &Order) {
-    let Order { society_id, id: order_id, now } = *order;
+fn line_row_inserts(
+    batch: &mut Batch,
+    table: &str,
+    own_columns: &str,
+    rows: impl Iterator<Item = LineRow>,
+    order: &Order,
+) {
+    let Order {
+        society_id,
+        id: order_id,
+        now,
+    } = *order;
     let rows = rows.enumerate().map(|(index, row)| {
         let mut values = vec![
             Arg::Int(society_id),
@@ -231,7 +241,6 @@ pub(super) fn written_rows(
         .collect();
     (header, supplies, labours)
 }
-
 
 #[cfg(test)]
 mod tests {

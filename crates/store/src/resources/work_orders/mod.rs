@@ -110,10 +110,26 @@ impl<'a> Plan<'a> {
                 Owner::Country(scope.country()),
                 command.supplies.iter().map(|s| s.formulated_id),
             ),
-            labour_types: lookups.live("labour_types", Owner::Everyone, labours.iter().filter_map(|l| l.labour_type_id)),
-            contractors: lookups.live("contractors", society, labours.iter().flat_map(|l| l.contractor_ids.iter().copied())),
-            machines: lookups.live("machines", society, labours.iter().flat_map(|l| l.machine_ids.iter().copied())),
-            applicators: lookups.live("applicators", society, labours.iter().flat_map(|l| l.applicator_ids.iter().copied())),
+            labour_types: lookups.live(
+                "labour_types",
+                Owner::Everyone,
+                labours.iter().filter_map(|l| l.labour_type_id),
+            ),
+            contractors: lookups.live(
+                "contractors",
+                society,
+                labours.iter().flat_map(|l| l.contractor_ids.iter().copied()),
+            ),
+            machines: lookups.live(
+                "machines",
+                society,
+                labours.iter().flat_map(|l| l.machine_ids.iter().copied()),
+            ),
+            applicators: lookups.live(
+                "applicators",
+                society,
+                labours.iter().flat_map(|l| l.applicator_ids.iter().copied()),
+            ),
             kept_supplies: lookups.rows(
                 "work_order_supplies",
                 "society_id = ? AND work_order_id = ?",
@@ -127,7 +143,11 @@ impl<'a> Plan<'a> {
                 labours.iter().filter_map(|l| l.local_id),
             ),
         };
-        let external_id = command.external_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+        let external_id = command
+            .external_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty());
         let duplicate = external_id.map(|external_id| {
             let args = external_id_holder_args(society_id, external_id, own_id);
             lookups.query(EXTERNAL_ID_HOLDER.to_owned(), &args)
@@ -162,7 +182,10 @@ impl<'a> Plan<'a> {
 
     /// Lines' campaigns that are not live campaigns of the society, each once.
     pub fn missing_campaigns(&self, found: &Found) -> BTreeSet<i64> {
-        self.command.campaign_ids().filter(|id| !found.has(self.kinds.campaigns, *id)).collect()
+        self.command
+            .campaign_ids()
+            .filter(|id| !found.has(self.kinds.campaigns, *id))
+            .collect()
     }
 
     /// The lookups that tell what each missing campaign id is instead, the usual confusions of the homonym rule: a
@@ -186,13 +209,24 @@ impl<'a> Plan<'a> {
             violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
         }
         let lines = [
-            ("supplies", command.supplies.iter().map(|s| s.campaign_id).collect::<Vec<_>>()),
+            (
+                "supplies",
+                command.supplies.iter().map(|s| s.campaign_id).collect::<Vec<_>>(),
+            ),
             ("labours", command.labours.iter().map(|l| l.campaign_id).collect()),
         ];
         for (kind, campaigns) in lines {
-            for (index, id) in campaigns.into_iter().enumerate().filter(|(_, id)| !found.has(kinds.campaigns, *id)) {
+            for (index, id) in campaigns
+                .into_iter()
+                .enumerate()
+                .filter(|(_, id)| !found.has(kinds.campaigns, *id))
+            {
                 let (species, cultivation) = homonyms(id);
-                let rule = Rule::NotACampaign { id, species, cultivation };
+                let rule = Rule::NotACampaign {
+                    id,
+                    species,
+                    cultivation,
+                };
                 violations.push(Violation::new(format!("{kind}[{index}].cultivation.local_id"), rule));
             }
         }
@@ -219,13 +253,24 @@ impl<'a> Plan<'a> {
             }
         }
         let own_lines = [
-            ("supplies", kinds.kept_supplies, command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>()),
-            ("labours", kinds.kept_labours, command.labours.iter().map(|l| l.local_id).collect()),
+            (
+                "supplies",
+                kinds.kept_supplies,
+                command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>(),
+            ),
+            (
+                "labours",
+                kinds.kept_labours,
+                command.labours.iter().map(|l| l.local_id).collect(),
+            ),
         ];
         for (kind, lookup, ids) in own_lines {
             for (index, id) in ids.into_iter().enumerate() {
                 if let Some(id) = id.filter(|id| !found.has(lookup, *id)) {
-                    violations.push(Violation::new(format!("{kind}[{index}].local_id"), Rule::UnknownLine(id)));
+                    violations.push(Violation::new(
+                        format!("{kind}[{index}].local_id"),
+                        Rule::UnknownLine(id),
+                    ));
                 }
             }
         }
@@ -253,7 +298,10 @@ fn order_state_query(lock: &str) -> String {
 /// Whether an order in `state` may be replaced by a write that read `expected_version`; what it keeps if so.
 fn replaceable(state: Option<OrderState>, expected_version: Option<i64>) -> Result<Kept, Refusal> {
     match state {
-        None | Some(OrderState { deleted_at: Some(_), .. }) => Err(Refusal::NotFound),
+        None
+        | Some(OrderState {
+            deleted_at: Some(_), ..
+        }) => Err(Refusal::NotFound),
         Some(OrderState { is_read_only: true, .. }) => Err(Refusal::ReadOnly),
         Some(state) if expected_version.is_some_and(|v| v != state.updated_at) => Err(Refusal::Stale),
         Some(state) => Ok(Kept {
@@ -265,7 +313,11 @@ fn replaceable(state: Option<OrderState>, expected_version: Option<i64>) -> Resu
 
 /// The statement that inserts a new order's header, into `batch`.
 fn header_insert(batch: &mut Batch, command: &WorkOrderCommand, order: &Order, external_id: Option<&str>) {
-    let StateFlags { pending, executed, confirmed } = command.state;
+    let StateFlags {
+        pending,
+        executed,
+        confirmed,
+    } = command.state;
     batch
         .statement()
         .push(
@@ -301,16 +353,24 @@ const HEADER_UPDATE: &str = "UPDATE work_orders SET external_id = $3, system_id 
 fn line_removal(batch: &mut Batch, society_id: i64, order_id: i64) {
     let own_labours = "(SELECT id FROM work_order_labours WHERE society_id = ? AND work_order_id = ?)";
     let order = [Arg::Int(society_id), Arg::Int(order_id)];
-    for table in ["work_order_labour_contractors", "work_order_labour_machines", "work_order_labour_applicators"] {
+    for table in [
+        "work_order_labour_contractors",
+        "work_order_labour_machines",
+        "work_order_labour_applicators",
+    ] {
         batch
             .statement()
-            .push_with(&format!("DELETE FROM {table} WHERE society_id = ? AND labour_id IN "), &order[..1])
+            .push_with(
+                &format!("DELETE FROM {table} WHERE society_id = ? AND labour_id IN "),
+                &order[..1],
+            )
             .push_with(own_labours, &order);
     }
     for table in ["work_order_supplies", "work_order_labours"] {
-        batch
-            .statement()
-            .push_with(&format!("DELETE FROM {table} WHERE society_id = ? AND work_order_id = ?"), &order);
+        batch.statement().push_with(
+            &format!("DELETE FROM {table} WHERE society_id = ? AND work_order_id = ?"),
+            &order,
+        );
     }
 }
 

@@ -289,4 +289,3 @@ pub(crate) fn assemble(
         })
         .collect()
 }
-
