@@ -5,19 +5,19 @@
 //!
 //! # Layout
 //! - [`cache`]: the bounded, versioned cache of page indexes and rendered lists.
+//! - [`bulk`]: many rows written or read at once, for loaders such as the demo data.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
-//! - [`mirror`]: the local SQLite mirror `tranquera sync` keeps on the integrator's machine.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
-//! - [`seed`]: the deterministic demo data.
 
 pub mod admin;
 pub mod auth;
+pub mod bulk;
 pub mod cache;
 pub mod db;
 pub mod durability;
@@ -26,19 +26,17 @@ mod inline;
 pub mod jobs;
 pub mod list;
 mod migrate;
-pub mod mirror;
 pub mod pages;
 mod pg_point;
 pub mod render;
 pub mod resources;
-pub mod seed;
 
 use std::sync::Arc;
 
 use chrono_tz::Tz;
 use thiserror::Error;
 
-pub use db::{Dialect, PoolOptions, SqliteSync};
+pub use db::{Arg, Dialect, PoolOptions, SqliteSync};
 pub use list::{ListSpec, Resource, Scoping, Snapshot};
 pub use render::Render;
 
