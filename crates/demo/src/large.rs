@@ -224,12 +224,34 @@ pub async fn grow(
             "the demo's catalogues are missing: seed the demo first".into(),
         ));
     }
+    let plots = options.farmers * options.establishments_per_farmer * options.plots_per_establishment;
+    let campaign = store.next_id("campaigns").await?;
+    // No new campaign may take the id of one of the society's cultivations, nor any new cultivation the id of one
+    // of its campaigns (see `backbone::society`): campaigns are numbered after the society's cultivations, and
+    // cultivations after the new campaigns.
+    let society_cultivations = read(
+        store,
+        "cultivations",
+        &[("id", Kind::Int)],
+        &[("society_id", refs.society_id.into())],
+    )
+    .await?;
+    let campaign = campaign.max(
+        society_cultivations
+            .iter()
+            .map(|row| int(row, 0) + 1)
+            .max()
+            .unwrap_or(0),
+    );
     let bases = Bases {
         farmer: store.next_id("farmers").await?,
         establishment: store.next_id("establishments").await?,
         plot: store.next_id("plots").await?,
-        campaign: store.next_id("campaigns").await?,
-        cultivation: store.next_id("cultivations").await?,
+        campaign,
+        cultivation: store
+            .next_id("cultivations")
+            .await?
+            .max(campaign + i64::try_from(plots).unwrap_or(i64::MAX)),
         work_order: store.next_id("work_orders").await?,
         supply: store.next_id("work_order_supplies").await?,
         labour: store.next_id("work_order_labours").await?,
@@ -254,7 +276,7 @@ pub async fn grow(
     let audit = ["created_at", "updated_at"];
     let with_audit =
         |columns: &[&'static str]| -> Vec<&'static str> { columns.iter().chain(&audit).copied().collect() };
-    let plots = plan.plots();
+    debug_assert_eq!(plots, plan.plots());
     let orders = options.work_orders;
     let passes: Vec<Pass<'_>> = vec![
         (

@@ -56,6 +56,11 @@ impl Ids {
         self.0 += 1;
         id
     }
+
+    /// The id the next row would get, without taking it.
+    pub fn peek(&self) -> i64 {
+        self.0
+    }
 }
 
 /// Reads `columns` of the rows of `table` whose `filters` hold, by ascending id.

@@ -39,6 +39,10 @@ async fn by_name(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<
 }
 
 /// Seeds a society's master campaigns, a campaign per plot for one or two of them, and each campaign's cultivation.
+///
+/// Cultivations are numbered after the society's last campaign, so that no cultivation of a society has the id of
+/// one of its campaigns: a client that sends a cultivation's id where a campaign's is due (`cultivation.local_id` of a
+/// work-order line) then fails in the sandbox as it would in production, instead of hitting a campaign by chance.
 pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
     let mut rng = StdRng::seed_from_u64(society.seed ^ 0x4241_434b);
     let society_id = society.society_id;
@@ -191,7 +195,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         }
     }
     let next_cultivation = store.next_id("cultivations").await?;
-    let mut cultivation_ids = Ids::from(next_cultivation);
+    let mut cultivation_ids = Ids::from(next_cultivation.max(campaign_ids.peek()));
     let mut cultivations = Table::new(
         "cultivations",
         &[
