@@ -491,7 +491,7 @@ async fn write_files(mirror: &Mirror, out: &Path, format: Format, resource: &str
     let export = match format {
         Format::Jsonl => export::jsonl,
         Format::Csv => export::csv,
-        Format::Sqlite => return Ok(mirror.live_count(resource).await?),
+        Format::Sqlite => return mirror.live_count(resource).await,
     };
     let records = mirror.live(resource).await?;
     export(out, resource, &records)?;

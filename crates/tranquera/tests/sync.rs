@@ -334,7 +334,7 @@ async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
             }
         }
     }
-    mirror.close().await;
+    mirror.close().await.expect("close the mirror");
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -121,7 +121,8 @@ impl Mirror {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
-    /// How many records of `resource` are marked deleted.
+    /// How many records of `resource` are marked deleted; only the tests ask.
+    #[cfg(test)]
     pub async fn deleted_count(&self, resource: &str) -> Result<u64, Failure> {
         let table = table(resource)?;
         let sql = format!("SELECT COUNT(*) FROM \"{table}\" WHERE deleted_at IS NOT NULL");
