@@ -112,6 +112,7 @@ macro_rules! bind_args {
                 $crate::db::Arg::Int(v) => query.bind(*v),
                 $crate::db::Arg::OptionalInt(v) => query.bind(*v),
                 $crate::db::Arg::Float(v) => query.bind(*v),
+                $crate::db::Arg::OptionalFloat(v) => query.bind(*v),
                 $crate::db::Arg::Bool(v) => query.bind(*v),
                 $crate::db::Arg::Text(v) => query.bind(v.clone()),
                 $crate::db::Arg::OptionalText(v) => query.bind(v.clone()),
@@ -155,15 +156,111 @@ impl BeginWrite for PgPool {
 /// Ids bound in one `IN (…)` list: far within SQLite's and PostgreSQL's limits on bound parameters.
 pub(crate) const IDS_PER_QUERY: usize = 500;
 
-/// A value bound to a dynamically built query.
+/// A value bound to a dynamically built query (and the values of [`crate::bulk`]'s rows).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Arg {
+pub enum Arg {
+    /// An integer.
     Int(i64),
+    /// An integer or `NULL`.
     OptionalInt(Option<i64>),
+    /// A number.
     Float(f64),
+    /// A number or `NULL`.
+    OptionalFloat(Option<f64>),
+    /// A boolean.
     Bool(bool),
+    /// Text.
     Text(String),
+    /// Text or `NULL`.
     OptionalText(Option<String>),
+}
+
+impl From<i64> for Arg {
+    fn from(value: i64) -> Self {
+        Arg::Int(value)
+    }
+}
+
+impl From<Option<i64>> for Arg {
+    fn from(value: Option<i64>) -> Self {
+        Arg::OptionalInt(value)
+    }
+}
+
+impl From<f64> for Arg {
+    fn from(value: f64) -> Self {
+        Arg::Float(value)
+    }
+}
+
+impl From<Option<f64>> for Arg {
+    fn from(value: Option<f64>) -> Self {
+        Arg::OptionalFloat(value)
+    }
+}
+
+impl From<bool> for Arg {
+    fn from(value: bool) -> Self {
+        Arg::Bool(value)
+    }
+}
+
+impl From<String> for Arg {
+    fn from(value: String) -> Self {
+        Arg::Text(value)
+    }
+}
+
+impl From<&str> for Arg {
+    fn from(value: &str) -> Self {
+        Arg::Text(value.to_owned())
+    }
+}
+
+impl From<Option<String>> for Arg {
+    fn from(value: Option<String>) -> Self {
+        Arg::OptionalText(value)
+    }
+}
+
+impl From<Option<&str>> for Arg {
+    fn from(value: Option<&str>) -> Self {
+        Arg::OptionalText(value.map(str::to_owned))
+    }
+}
+
+impl Arg {
+    /// The integer this holds, if it holds one.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Arg::Int(value) | Arg::OptionalInt(Some(value)) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The number this holds, if it holds one.
+    pub fn float(&self) -> Option<f64> {
+        match self {
+            Arg::Float(value) | Arg::OptionalFloat(Some(value)) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The text this holds, if it holds some.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Arg::Text(value) | Arg::OptionalText(Some(value)) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The boolean this holds, if it holds one.
+    pub fn bool(&self) -> Option<bool> {
+        match self {
+            Arg::Bool(value) => Some(*value),
+            _ => None,
+        }
+    }
 }
 
 /// A query under construction: text with `$n` placeholders, and the values they stand for.

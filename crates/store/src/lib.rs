@@ -5,6 +5,7 @@
 //!
 //! # Layout
 //! - [`cache`]: the bounded, versioned cache of page indexes and rendered lists.
+//! - [`bulk`]: many rows written or read at once, for loaders such as the demo data.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
@@ -13,13 +14,12 @@
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
 //! - `lookups`: what a write asks the database before it writes (are these ids live?), and the row locks it takes.
-//! - [`mirror`]: the local SQLite mirror `tranquera sync` keeps on the integrator's machine.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
-//! - [`seed`]: the deterministic demo data.
 
 pub mod admin;
 pub mod auth;
+pub mod bulk;
 pub mod cache;
 pub mod db;
 pub mod dependants;
@@ -30,19 +30,17 @@ pub mod jobs;
 pub mod list;
 mod lookups;
 mod migrate;
-pub mod mirror;
 pub mod pages;
 mod pg_point;
 pub mod render;
 pub mod resources;
-pub mod seed;
 
 use std::sync::Arc;
 
 use chrono_tz::Tz;
 use thiserror::Error;
 
-pub use db::{Dialect, PoolOptions, SqliteSync};
+pub use db::{Arg, Dialect, PoolOptions, SqliteSync};
 pub use list::{ListSpec, Resource, Scoping, Snapshot};
 pub use render::Render;
 

@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use clap::Args;
-use store::seed::large::{self, LargeOptions};
-use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
+use demo::large::{self, LargeOptions};
+use demo::{DemoOptions, DEMO_ACCOUNTS};
 
 use crate::settings::{connect, DatabaseArgs, Failure};
 
@@ -37,9 +37,9 @@ pub async fn run(args: BenchDataArgs) -> Result<(), Failure> {
     let store = connect(&args.database, None).await?;
     store.migrate().await?;
     let started = Instant::now();
-    if !seed::is_seeded(&store).await? {
+    if !demo::is_seeded(&store).await? {
         println!("Seeding the demo…");
-        seed::demo(&store, &DemoOptions::default()).await?;
+        demo::demo(&store, &DemoOptions::default()).await?;
     }
     if large::is_large(&store).await? {
         println!("The demo society has already grown; nothing to do.");

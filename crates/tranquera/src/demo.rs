@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use clap::Args;
+use demo::{DemoOptions, DEMO_ACCOUNTS};
 use server::Application;
-use store::seed::{self, DemoOptions, DEMO_ACCOUNTS};
 
 use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
 
@@ -46,11 +46,11 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     };
     let store = connect(&database, Some(&args.auth)).await?;
     store.migrate().await?;
-    if seed::is_seeded(&store).await? {
+    if demo::is_seeded(&store).await? {
         println!("Reusing the demo data in {} (--reset rebuilds it).", args.database);
     } else {
         println!("Seeding demo data (scale {})…", args.scale);
-        let summary = seed::demo(
+        let summary = demo::demo(
             &store,
             &DemoOptions {
                 scale: args.scale,

@@ -1,7 +1,7 @@
 //! `tranquera sync`: mirrors every readable list of a society into a folder, and keeps it current with incremental
 //! runs.
 //!
-//! Every record lands first in the folder's SQLite mirror (`tranquera.sqlite`, via `store::mirror`), upserted by id
+//! Every record lands first in the folder's SQLite mirror (`tranquera.sqlite`, via [`mirror`]), upserted by id
 //! page by page; with `--format jsonl` or `csv` each resource's live records are then rendered to
 //! `<resource>.jsonl` / `<resource>.csv`. The mirror is the one source of truth for every format, so switching
 //! formats on a folder never refetches, and an interrupted run loses at most the page in flight.
@@ -18,6 +18,7 @@
 //! - `progress`: bars on a terminal, plain lines elsewhere.
 
 mod export;
+mod mirror;
 mod progress;
 
 use std::collections::BTreeMap;
@@ -31,9 +32,9 @@ use client::{Client, Filters, Generation, StatusCode};
 use futures_util::TryStreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use store::mirror::{Mirror, MirrorRow};
 
 use crate::settings::Failure;
+use mirror::{Mirror, MirrorRow};
 use progress::Reporter;
 
 /// The state file's name inside the output folder.
@@ -490,7 +491,7 @@ async fn write_files(mirror: &Mirror, out: &Path, format: Format, resource: &str
     let export = match format {
         Format::Jsonl => export::jsonl,
         Format::Csv => export::csv,
-        Format::Sqlite => return Ok(mirror.live_count(resource).await?),
+        Format::Sqlite => return mirror.live_count(resource).await,
     };
     let records = mirror.live(resource).await?;
     export(out, resource, &records)?;

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use demo::{DemoOptions, DEMO_ACCOUNTS};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::Connection;
 use store::auth::AuthConfig;
-use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
 
@@ -86,7 +86,7 @@ async fn seed(url: &str) {
     };
     let store = Store::connect(url, config).await.expect("connect");
     store.migrate().await.expect("migrate");
-    store::seed::demo(&store, &DEMO).await.expect("seed");
+    demo::demo(&store, &DEMO).await.expect("seed");
     store.close().await;
 }
 

@@ -7,8 +7,8 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use demo::{DemoOptions, DEMO_ACCOUNTS};
 use store::auth::AuthConfig;
-use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
 
@@ -44,7 +44,7 @@ fn server(tag: &str, flags: &[&str]) -> (ServerProcess, Scratch) {
             farmers: 1,
             seed: 3,
         };
-        store::seed::demo(&store, &demo).await.expect("seed");
+        demo::demo(&store, &demo).await.expect("seed");
         store.close().await;
     });
     let mut args = vec!["serve", "--database", &url, "--no-jobs"];

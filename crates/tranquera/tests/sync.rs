@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use client::{Client, Filters};
+use demo::{DemoOptions, DEMO_ACCOUNTS};
 use futures_util::TryStreamExt as _;
 use serde_json::Value;
 use server::{Application, ServerConfig};
+use sqlx::Connection as _;
 use store::auth::AuthConfig;
-use store::mirror::Mirror;
-use store::seed::{DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, Store, StoreConfig};
 
 /// A few farmers: enough for several pages of the bigger lists, quick to seed.
@@ -59,7 +59,7 @@ async fn sandbox(tag: &str) -> Sandbox {
     };
     let store = Store::connect(&url, config).await.expect("connect");
     store.migrate().await.expect("migrate");
-    store::seed::demo(&store, &DEMO).await.expect("seed");
+    demo::demo(&store, &DEMO).await.expect("seed");
     let server = ServerConfig {
         listen: ([127, 0, 0, 1], 0).into(),
         ..ServerConfig::default()
@@ -305,19 +305,23 @@ async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
             run.stdout
         );
     }
-    let mirror = Mirror::open(&dirs[2].join("tranquera.sqlite"))
-        .await
-        .expect("the mirror");
+    // Read as any consumer of the file would: with SQL of its own, not through the sync's code.
+    let mut mirror =
+        sqlx::SqliteConnection::connect(&format!("sqlite://{}", dirs[2].join("tranquera.sqlite").display()))
+            .await
+            .expect("the mirror");
     for resource in ["establishments", "work_orders", "plots"] {
         let expected = jsonl(&dirs[0], resource);
         assert!(!expected.is_empty(), "{resource}");
-        let stored: Vec<Value> = mirror
-            .live(resource)
-            .await
-            .expect("live records")
-            .into_iter()
-            .map(|(_, text)| serde_json::from_str(&text).expect("JSON"))
-            .collect();
+        let stored: Vec<Value> = sqlx::query_scalar::<_, String>(&format!(
+            "SELECT record FROM \"{resource}\" WHERE deleted_at IS NULL ORDER BY id"
+        ))
+        .fetch_all(&mut mirror)
+        .await
+        .expect("live records")
+        .into_iter()
+        .map(|text| serde_json::from_str(&text).expect("JSON"))
+        .collect();
         assert_eq!(stored, expected, "{resource}: SQLite holds what JSONL holds");
 
         let text = std::fs::read_to_string(dirs[1].join(format!("{resource}.csv"))).expect("a CSV file");
@@ -330,7 +334,7 @@ async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
             }
         }
     }
-    mirror.close().await;
+    mirror.close().await.expect("close the mirror");
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }

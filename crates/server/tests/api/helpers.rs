@@ -2,13 +2,13 @@
 
 use std::time::Duration;
 
+use demo::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::Value;
 use server::{Application, ServerConfig};
 use sqlx::Connection;
 use store::auth::AuthConfig;
 use store::pages::PagesConfig;
-use store::seed::{DemoAccount, DemoOptions, DEMO_ACCOUNTS};
 use store::{PoolOptions, SqliteSync, Store, StoreConfig};
 
 /// Which database a test runs on.
@@ -168,9 +168,7 @@ impl TestApp {
             .expect("connect to the test database");
         store.migrate().await.expect("migrate the test database");
         if setup.seed {
-            store::seed::demo(&store, &TEST_DEMO)
-                .await
-                .expect("seed the test database");
+            demo::demo(&store, &TEST_DEMO).await.expect("seed the test database");
         }
         let mut app = Self::serve(&store, setup.server).await;
         app.url = url;

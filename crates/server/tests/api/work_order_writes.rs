@@ -91,6 +91,34 @@ fn as_written(read: &Value) -> Value {
 }
 
 on_both_backends! {
+    async fn a_cultivation_id_sent_as_a_campaign_is_refused_in_the_sandbox_as_in_production(app) {
+        // The demo numbers a society's cultivations apart from its campaigns, so the homonym mistake fails here
+        // too, whichever cultivation the integrator picked.
+        for country in ["AR", "BR", "MX"] {
+            let (token, refs) = references(&app, country).await;
+            let cultivations: Vec<i64> = app
+                .all_items("/api/v3/third_party/cultivations?size=500", &token)
+                .await
+                .iter()
+                .filter_map(|c| c["id"].as_i64())
+                .collect();
+            let (Some(first), Some(last)) = (cultivations.first(), cultivations.last()) else {
+                panic!("{country}: the demo has cultivations");
+            };
+            for id in [*first, *last] {
+                let mut body = order(&refs);
+                body["supplies"][0]["cultivation"]["local_id"] = json!(id);
+                let response = app.post(WRITE, &token, &body).await;
+                let (code, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+                assert_eq!(code, 422);
+                assert!(
+                    message.contains("campaigns.id") && message.contains("/cultivations"),
+                    "{country}: cultivation {id} sent as a campaign is explained by the homonym rule: {message}"
+                );
+            }
+        }
+    }
+
     async fn a_created_order_is_stored_whole_and_read_back(app) {
         let (token, refs) = references(&app, "AR").await;
         let before = total(&app, &token).await;

@@ -6,10 +6,12 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use wire::planning::PlotTag;
 
-use super::SocietySeed;
-use crate::admin::AdminError;
-use crate::db::{with_writer, BeginWrite};
-use crate::Store;
+use store::admin::AdminError;
+use store::bulk::Kind;
+use store::Store;
+
+use crate::rows::{int, read, Ids, Table};
+use crate::SocietySeed;
 
 /// This group's salt of the society seed ("PLAN"), so its draws do not depend on other groups'.
 const SALT: u64 = 0x504c_414e;
@@ -192,7 +194,7 @@ pub(crate) async fn global(_store: &Store, _origin: i64) -> Result<(), AdminErro
     Ok(())
 }
 
-/// Seeds one society's tags, plot tags and external systems, in one transaction.
+/// Seeds one society's tags, plot tags and external systems.
 pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
     let Some(country) = COUNTRIES.iter().find(|c| c.code == society.country) else {
         return Ok(());
@@ -202,122 +204,152 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     // Tags and systems exist before the first plot, so every plot could carry them from its creation.
     let tags_at = society.origin - 30 * DAY;
     let systems_at = society.origin - 10 * DAY;
-    with_writer!(&store.db, pool => {
-        let mut tx = pool.begin_write().await?;
-        let mut groups: Vec<StoredGroup> = Vec::new();
-        for (g, group) in country.tags.iter().enumerate() {
-            let group_at = tags_at + i64::try_from(g).unwrap_or_default() * MINUTE;
-            let group_id: i64 = sqlx::query_scalar(
-                "INSERT INTO tags (society_id, parent_id, name, created_at, updated_at) \
-                 VALUES ($1, NULL, $2, $3, $3) RETURNING id",
-            )
-            .bind(society_id)
-            .bind(group.name)
-            .bind(group_at)
-            .fetch_one(&mut *tx)
-            .await?;
-            let mut live = Vec::new();
-            for &(name, status) in group.values {
-                let deleted_at = (status == Status::Deleted).then_some(society.origin + 20 * DAY);
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO tags (society_id, parent_id, name, active, created_at, updated_at, deleted_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-                )
-                .bind(society_id)
-                .bind(group_id)
-                .bind(name)
-                .bind(status == Status::Live)
-                .bind(group_at)
-                .bind(deleted_at.unwrap_or(group_at))
-                .bind(deleted_at)
-                .fetch_one(&mut *tx)
-                .await?;
-                if status == Status::Live {
-                    live.push((id, name));
-                }
+    let mut tag_ids = Ids::of(store, "tags").await?;
+    let mut tag_rows = Table::new(
+        "tags",
+        &[
+            "id",
+            "society_id",
+            "parent_id",
+            "name",
+            "active",
+            "created_at",
+            "updated_at",
+            "deleted_at",
+        ],
+    );
+    let mut groups: Vec<StoredGroup> = Vec::new();
+    for (g, group) in country.tags.iter().enumerate() {
+        let group_at = tags_at + i64::try_from(g).unwrap_or_default() * MINUTE;
+        let group_id = tag_ids.next();
+        tag_rows.row([
+            group_id.into(),
+            society_id.into(),
+            None::<i64>.into(),
+            group.name.into(),
+            true.into(),
+            group_at.into(),
+            group_at.into(),
+            None::<i64>.into(),
+        ]);
+        let mut live = Vec::new();
+        for &(name, status) in group.values {
+            let deleted_at = (status == Status::Deleted).then_some(society.origin + 20 * DAY);
+            let id = tag_ids.next();
+            tag_rows.row([
+                id.into(),
+                society_id.into(),
+                Some(group_id).into(),
+                name.into(),
+                (status == Status::Live).into(),
+                group_at.into(),
+                deleted_at.unwrap_or(group_at).into(),
+                deleted_at.into(),
+            ]);
+            if status == Status::Live {
+                live.push((id, name));
             }
-            groups.push(StoredGroup { id: group_id, group, live });
         }
+        groups.push(StoredGroup {
+            id: group_id,
+            group,
+            live,
+        });
+    }
 
-        let mut systems = Vec::new();
-        for (s, system) in country.systems.iter().enumerate() {
-            let at = systems_at + i64::try_from(s).unwrap_or_default() * DAY;
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO external_systems (society_id, name, description, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $4) RETURNING id",
-            )
-            .bind(society_id)
-            .bind(system.name)
-            .bind(system.description)
-            .bind(at)
-            .fetch_one(&mut *tx)
-            .await?;
-            systems.push((id, system, 0_u32));
+    let mut system_ids = Ids::of(store, "external_systems").await?;
+    let mut system_rows = Table::new(
+        "external_systems",
+        &["id", "society_id", "name", "description", "created_at", "updated_at"],
+    );
+    let mut systems = Vec::new();
+    for (s, system) in country.systems.iter().enumerate() {
+        let at = systems_at + i64::try_from(s).unwrap_or_default() * DAY;
+        let id = system_ids.next();
+        system_rows.row([
+            id.into(),
+            society_id.into(),
+            system.name.into(),
+            system.description.into(),
+            at.into(),
+            at.into(),
+        ]);
+        systems.push((id, system, 0_u32));
+    }
+
+    let plots: Vec<(i64, i64)> = read(
+        store,
+        "plots",
+        &[("id", Kind::Int), ("created_at", Kind::Int)],
+        &[("society_id", society_id.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| (int(row, 0), int(row, 1)))
+    .collect();
+    let mut plot_tags = Table::new("plot_tags", &["society_id", "plot_id", "tag_id"]);
+    let mut tags_json = Vec::new();
+    let mut associations = Table::new(
+        "external_plot_associations",
+        &[
+            "society_id",
+            "plot_id",
+            "external_system_id",
+            "external_id",
+            "active",
+            "created_at",
+            "updated_at",
+            "deleted_at",
+        ],
+    );
+    for &(plot_id, created_at) in &plots {
+        let mut tags = Vec::new();
+        for stored in &groups {
+            if stored.live.is_empty() || (!stored.group.every_plot && rng.gen_bool(0.4)) {
+                continue;
+            }
+            let (tag_id, tag_name) = stored.live[rng.gen_range(0..stored.live.len())];
+            tags.push(PlotTag {
+                tag_id,
+                tag_name: tag_name.to_owned(),
+                tag_parent_id: Some(stored.id),
+                tag_parent_name: Some(stored.group.name.to_owned()),
+            });
         }
+        for tag in &tags {
+            plot_tags.row([society_id.into(), plot_id.into(), tag.tag_id.into()]);
+        }
+        tags_json.extend([society_id.into(), plot_id.into(), PlotTag::encode(&tags).into()]);
 
-        let plots: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT id, created_at FROM plots WHERE society_id = $1 ORDER BY id",
-        )
-        .bind(society_id)
-        .fetch_all(&mut *tx)
+        // Most plots are mapped to the main ERP, some also to the second; a few mappings were later dropped,
+        // so incremental sync of associations sees deletions.
+        for (s, (system_id, system, numbered)) in systems.iter_mut().enumerate() {
+            let share = if s == 0 { 0.8 } else { 0.3 };
+            if !rng.gen_bool(share) {
+                continue;
+            }
+            // Each ERP numbers the plots it knows in the order it learnt them.
+            *numbered += 1;
+            let at = created_at + rng.gen_range(1..72) * 60 * MINUTE;
+            let deleted_at = rng.gen_bool(0.05).then(|| at + rng.gen_range(5..60) * DAY);
+            associations.row([
+                society_id.into(),
+                plot_id.into(),
+                (*system_id).into(),
+                format!("{}{:05}", system.code_prefix, numbered).into(),
+                deleted_at.is_none().into(),
+                at.into(),
+                deleted_at.unwrap_or(at).into(),
+                deleted_at.into(),
+            ]);
+        }
+    }
+    tag_rows.write(store).await?;
+    system_rows.write(store).await?;
+    plot_tags.write(store).await?;
+    store
+        .bulk_update("plots", &["society_id", "id"], &["tags_json"], tags_json)
         .await?;
-        for &(plot_id, created_at) in &plots {
-            let mut tags = Vec::new();
-            for stored in &groups {
-                if stored.live.is_empty() || (!stored.group.every_plot && rng.gen_bool(0.4)) {
-                    continue;
-                }
-                let (tag_id, tag_name) = stored.live[rng.gen_range(0..stored.live.len())];
-                tags.push(PlotTag {
-                    tag_id,
-                    tag_name: tag_name.to_owned(),
-                    tag_parent_id: Some(stored.id),
-                    tag_parent_name: Some(stored.group.name.to_owned()),
-                });
-            }
-            for tag in &tags {
-                sqlx::query("INSERT INTO plot_tags (society_id, plot_id, tag_id) VALUES ($1, $2, $3)")
-                    .bind(society_id)
-                    .bind(plot_id)
-                    .bind(tag.tag_id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            sqlx::query("UPDATE plots SET tags_json = $3 WHERE society_id = $1 AND id = $2")
-                .bind(society_id)
-                .bind(plot_id)
-                .bind(PlotTag::encode(&tags))
-                .execute(&mut *tx)
-                .await?;
-
-            // Most plots are mapped to the main ERP, some also to the second; a few mappings were later dropped,
-            // so incremental sync of associations sees deletions.
-            for (s, (system_id, system, numbered)) in systems.iter_mut().enumerate() {
-                let share = if s == 0 { 0.8 } else { 0.3 };
-                if !rng.gen_bool(share) {
-                    continue;
-                }
-                // Each ERP numbers the plots it knows in the order it learnt them.
-                *numbered += 1;
-                let at = created_at + rng.gen_range(1..72) * 60 * MINUTE;
-                let deleted_at = rng.gen_bool(0.05).then(|| at + rng.gen_range(5..60) * DAY);
-                sqlx::query(
-                    "INSERT INTO external_plot_associations (society_id, plot_id, external_system_id, external_id, \
-                     active, created_at, updated_at, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                )
-                .bind(society_id)
-                .bind(plot_id)
-                .bind(*system_id)
-                .bind(format!("{}{:05}", system.code_prefix, numbered))
-                .bind(deleted_at.is_none())
-                .bind(at)
-                .bind(deleted_at.unwrap_or(at))
-                .bind(deleted_at)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        tx.commit().await?;
-    });
+    associations.write(store).await?;
     Ok(())
 }

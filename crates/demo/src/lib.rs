@@ -1,13 +1,24 @@
 //! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
 //! establishments and plots that look like each country's farm businesses. The same options always give the same
 //! data, ids included, on either backend.
+//!
+//! Every row is written through the store's bulk loader ([`store::bulk`]): this crate names tables and columns and
+//! numbers rows itself (after the largest id a table holds), and holds no SQL. It is also where the benchmark's
+//! large society is made ([`large`]).
+//!
+//! # Layout
+//! - [`people`]: farmers, establishments and plots that look like each country's.
+//! - [`backbone`]: catalogues, master campaigns, campaigns and cultivations.
+//! - [`planning`]: tags and external systems.
+//! - [`operations`]: contractors, machines, applicators, warehouses, work orders and jobs.
+//! - [`field`]: scoutings, progress, controls, silobags, weather and devices.
+//! - [`large`]: the benchmark's large society.
+//! - [`rows`]: the tables being written and the ids being handed out.
 
 use chrono::{TimeZone, Utc};
-
-use crate::admin::{AdminError, NewUser};
-use crate::auth::API_ROLE;
-use crate::db::with_reader;
-use crate::Store;
+use store::admin::{AdminError, NewUser};
+use store::auth::API_ROLE;
+use store::Store;
 
 mod backbone;
 mod field;
@@ -15,10 +26,11 @@ pub mod large;
 mod operations;
 mod people;
 mod planning;
+mod rows;
 
 /// What every group's society seed needs to know.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SocietySeed {
+struct SocietySeed {
     /// The society being seeded.
     pub society_id: i64,
     /// Its country code (AR, BR, MX).
@@ -121,10 +133,7 @@ pub struct DemoSummary {
 
 /// Whether the database already holds any society (the demo does not seed twice).
 pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
-    let count: i64 = with_reader!(&store.db, pool => {
-        sqlx::query_scalar("SELECT COUNT(*) FROM societies").fetch_one(pool).await?
-    });
-    Ok(count > 0)
+    Ok(!store.admin().societies().await?.is_empty())
 }
 
 /// Seeds the demo data into an empty database: global catalogues first, then each society's people, then each

@@ -3,10 +3,11 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::SocietySeed;
-use crate::admin::AdminError;
-use crate::db::{with_writer, BeginWrite};
-use crate::Store;
+use store::admin::AdminError;
+use store::Store;
+
+use crate::rows::{Ids, Table};
+use crate::SocietySeed;
 
 /// How many records the people seed made.
 #[derive(Debug, Clone, Copy, Default)]
@@ -344,69 +345,120 @@ pub(crate) async fn society(
     let minute = 60_000;
     let farmers = farmers_at_scale_one.saturating_mul(society.scale);
     let mut clock = society.origin;
-    with_writer!(&store.db, pool => {
-        let mut tx = pool.begin_write().await?;
-        for f in 0..farmers {
-            clock += minute * rng.gen_range(1..90);
-            let company = rng.gen_bool(0.35);
-            let (name, lastname) = if company {
-                ((*pick(&mut rng, country.companies)).to_owned(), None)
-            } else {
-                ((*pick(&mut rng, country.first_names)).to_owned(), Some((*pick(&mut rng, country.last_names)).to_owned()))
-            };
-            let email = format!("{}.{}@{}", slug(&name), slug(lastname.as_deref().unwrap_or("adm")), country.email_domain);
-            let farmer_id: i64 = sqlx::query_scalar(
-                "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
-                 phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
+    let mut farmer_ids = Ids::of(store, "farmers").await?;
+    let mut establishment_ids = Ids::of(store, "establishments").await?;
+    let mut plot_ids = Ids::of(store, "plots").await?;
+    let mut farmer_rows = Table::new(
+        "farmers",
+        &[
+            "id",
+            "society_id",
+            "name",
+            "lastname",
+            "cuit",
+            "observations",
+            "external_code",
+            "email",
+            "phone_number",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let mut establishment_rows = Table::new(
+        "establishments",
+        &[
+            "id",
+            "society_id",
+            "farmer_id",
+            "name",
+            "external_code",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let mut plot_rows = Table::new(
+        "plots",
+        &[
+            "id",
+            "society_id",
+            "establishment_id",
+            "name",
+            "area",
+            "external_code",
+            "created_by",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    for f in 0..farmers {
+        clock += minute * rng.gen_range(1..90);
+        let company = rng.gen_bool(0.35);
+        let (name, lastname) = if company {
+            ((*pick(&mut rng, country.companies)).to_owned(), None)
+        } else {
+            (
+                (*pick(&mut rng, country.first_names)).to_owned(),
+                Some((*pick(&mut rng, country.last_names)).to_owned()),
             )
-            .bind(society_id)
-            .bind(&name)
-            .bind(&lastname)
-            .bind((country.tax_id)(&mut rng, company))
-            .bind(rng.gen_bool(0.2).then_some("Cliente desde 2015"))
-            .bind(format!("PROD-{:05}", f + 1))
-            .bind(email)
-            .bind((country.phone)(&mut rng))
-            .bind(clock)
-            .fetch_one(&mut *tx)
-            .await?;
-            summary.farmers += 1;
-            for _ in 0..rng.gen_range(1..=4) {
-                clock += minute * rng.gen_range(1..30);
-                summary.establishments += 1;
-                let establishment_id: i64 = sqlx::query_scalar(
-                    "INSERT INTO establishments (society_id, farmer_id, name, external_code, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
-                )
-                .bind(society_id)
-                .bind(farmer_id)
-                .bind(*pick(&mut rng, country.establishments))
-                .bind(format!("EST-{:05}", summary.establishments))
-                .bind(clock)
-                .fetch_one(&mut *tx)
-                .await?;
-                for p in 0..rng.gen_range(2..=8) {
-                    clock += minute * rng.gen_range(1..5);
-                    summary.plots += 1;
-                    let area = (rng.gen_range(country.plot_area.0..country.plot_area.1) * 100.0).round() / 100.0;
-                    sqlx::query(
-                        "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, \
-                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-                    )
-                    .bind(society_id)
-                    .bind(establishment_id)
-                    .bind(format!("{} {}", country.plot_prefix, p + 1))
-                    .bind(area)
-                    .bind(format!("LOT-{:06}", summary.plots))
-                    .bind(field_user)
-                    .bind(clock)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+        };
+        let email = format!(
+            "{}.{}@{}",
+            slug(&name),
+            slug(lastname.as_deref().unwrap_or("adm")),
+            country.email_domain
+        );
+        let farmer_id = farmer_ids.next();
+        let tax_id = (country.tax_id)(&mut rng, company);
+        let observations = rng.gen_bool(0.2).then_some("Cliente desde 2015");
+        let phone = (country.phone)(&mut rng);
+        farmer_rows.row([
+            farmer_id.into(),
+            society_id.into(),
+            name.into(),
+            lastname.into(),
+            tax_id.into(),
+            observations.into(),
+            format!("PROD-{:05}", f + 1).into(),
+            email.into(),
+            phone.into(),
+            clock.into(),
+            clock.into(),
+        ]);
+        summary.farmers += 1;
+        for _ in 0..rng.gen_range(1..=4) {
+            clock += minute * rng.gen_range(1..30);
+            summary.establishments += 1;
+            let establishment_id = establishment_ids.next();
+            establishment_rows.row([
+                establishment_id.into(),
+                society_id.into(),
+                farmer_id.into(),
+                (*pick(&mut rng, country.establishments)).into(),
+                format!("EST-{:05}", summary.establishments).into(),
+                clock.into(),
+                clock.into(),
+            ]);
+            for p in 0..rng.gen_range(2..=8) {
+                clock += minute * rng.gen_range(1..5);
+                summary.plots += 1;
+                let area = (rng.gen_range(country.plot_area.0..country.plot_area.1) * 100.0).round() / 100.0;
+                plot_rows.row([
+                    plot_ids.next().into(),
+                    society_id.into(),
+                    establishment_id.into(),
+                    format!("{} {}", country.plot_prefix, p + 1).into(),
+                    area.into(),
+                    format!("LOT-{:06}", summary.plots).into(),
+                    field_user.into(),
+                    clock.into(),
+                    clock.into(),
+                ]);
             }
         }
-        tx.commit().await?;
-    });
+    }
+    farmer_rows.write(store).await?;
+    establishment_rows.write(store).await?;
+    plot_rows.write(store).await?;
     Ok(summary)
 }
 

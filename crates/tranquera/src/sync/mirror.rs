@@ -4,6 +4,9 @@
 //! This is not the API's database: it lives on the integrator's machine, one file per sync folder, and is written
 //! only by the sync. Logically deleted records are kept, marked by `deleted_at`, so a consumer of the file can tell
 //! "deleted upstream" from "never seen"; [`Mirror::live`] leaves them out.
+//!
+//! Since the file is the sync command's own and not the API's database, its SQL lives here rather than in the
+//! store crate.
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,7 +14,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use sqlx::Row as _;
 
-use crate::StoreError;
+use crate::settings::Failure;
 
 /// One record to store: its id, its JSON text, and its audit instants as the API rendered them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +37,7 @@ pub struct Mirror {
 
 /// Table names come from the sync's fixed resource list, but they are spliced into SQL, so anything beyond
 /// `[a-z0-9_]` is refused rather than quoted.
-fn table(resource: &str) -> Result<&str, StoreError> {
+fn table(resource: &str) -> Result<&str, Failure> {
     let valid = !resource.is_empty()
         && resource
             .bytes()
@@ -42,13 +45,13 @@ fn table(resource: &str) -> Result<&str, StoreError> {
     if valid {
         Ok(resource)
     } else {
-        Err(StoreError::Config(format!("invalid mirror table name {resource:?}")))
+        Err(format!("invalid mirror table name {resource:?}").into())
     }
 }
 
 impl Mirror {
     /// Opens (creating when missing) the mirror file at `path`.
-    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+    pub async fn open(path: &Path) -> Result<Self, Failure> {
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -64,7 +67,7 @@ impl Mirror {
     }
 
     /// Creates the table of `resource` when it does not exist yet.
-    pub async fn prepare(&self, resource: &str) -> Result<(), StoreError> {
+    pub async fn prepare(&self, resource: &str) -> Result<(), Failure> {
         let table = table(resource)?;
         let sql = format!(
             "CREATE TABLE IF NOT EXISTS \"{table}\" (\
@@ -78,7 +81,7 @@ impl Mirror {
     }
 
     /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all.
-    pub async fn upsert(&self, resource: &str, rows: &[MirrorRow]) -> Result<(), StoreError> {
+    pub async fn upsert(&self, resource: &str, rows: &[MirrorRow]) -> Result<(), Failure> {
         let table = table(resource)?;
         let sql = format!(
             "INSERT INTO \"{table}\" (id, record, updated_at, deleted_at) VALUES ($1, $2, $3, $4) \
@@ -100,26 +103,27 @@ impl Mirror {
     }
 
     /// The JSON text of every live (not deleted) record of `resource`, by ascending id.
-    pub async fn live(&self, resource: &str) -> Result<Vec<(i64, String)>, StoreError> {
+    pub async fn live(&self, resource: &str) -> Result<Vec<(i64, String)>, Failure> {
         let table = table(resource)?;
         let sql = format!("SELECT id, record FROM \"{table}\" WHERE deleted_at IS NULL ORDER BY id");
         let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
         rows.iter()
             .map(|row| Ok((row.try_get::<i64, _>(0)?, row.try_get::<String, _>(1)?)))
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
+            .map_err(Failure::from)
     }
 
     /// How many live (not deleted) records of `resource` the mirror holds.
-    pub async fn live_count(&self, resource: &str) -> Result<u64, StoreError> {
+    pub async fn live_count(&self, resource: &str) -> Result<u64, Failure> {
         let table = table(resource)?;
         let sql = format!("SELECT COUNT(*) FROM \"{table}\" WHERE deleted_at IS NULL");
         let count: i64 = sqlx::query_scalar(&sql).fetch_one(&self.pool).await?;
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
-    /// How many records of `resource` are marked deleted.
-    pub async fn deleted_count(&self, resource: &str) -> Result<u64, StoreError> {
+    /// How many records of `resource` are marked deleted; only the tests ask.
+    #[cfg(test)]
+    pub async fn deleted_count(&self, resource: &str) -> Result<u64, Failure> {
         let table = table(resource)?;
         let sql = format!("SELECT COUNT(*) FROM \"{table}\" WHERE deleted_at IS NOT NULL");
         let count: i64 = sqlx::query_scalar(&sql).fetch_one(&self.pool).await?;

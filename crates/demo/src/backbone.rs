@@ -5,13 +5,10 @@
 
 use std::collections::HashMap;
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use store::admin::AdminError;
+use store::Store;
 
-use super::SocietySeed;
-use crate::admin::AdminError;
-use crate::db::{with_reader, with_writer, BeginWrite};
-use crate::Store;
+use crate::rows::{Ids, Table};
 
 /// Species: (Spanish name, Portuguese name, scientific name).
 const SPECIES: &[(&str, &str, &str)] = &[
@@ -319,210 +316,150 @@ const PHENOLOGY: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-/// Inserts a catalogue row and answers its id; `$sql` must end in `RETURNING id`.
-macro_rules! insert_id {
-    ($tx:expr, $sql:expr $(, $arg:expr)*) => {{
-        let id: i64 = sqlx::query_scalar($sql)$(.bind($arg))*.fetch_one(&mut *$tx).await?;
-        id
-    }};
-}
-
 /// Seeds the global and per-country catalogues.
 pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError> {
     let at = origin - 30 * 24 * 3_600_000;
-    with_writer!(&store.db, pool => {
-        let mut tx = pool.begin_write().await?;
-        let mut species = HashMap::new();
-        for (name, name_pt, scientific) in SPECIES {
-            let id = insert_id!(tx, "INSERT INTO species (name, name_pt, scientific_name, created_at, updated_at) \
-                VALUES ($1, $2, $3, $4, $4) RETURNING id", *name, *name_pt, *scientific, at);
-            species.insert(*name, id);
-        }
-        let mut units = HashMap::new();
-        for (name, abbreviation, kind) in UNITS {
-            let id = insert_id!(tx, "INSERT INTO units (name, abbreviation, kind, created_at, updated_at) \
-                VALUES ($1, $2, $3, $4, $4) RETURNING id", *name, *abbreviation, *kind, at);
-            units.insert(*abbreviation, id);
-        }
-        let mut formulation_types = HashMap::new();
-        for (code, name) in FORMULATION_TYPES {
-            let id = insert_id!(tx, "INSERT INTO formulation_types (code, name, created_at, updated_at) \
-                VALUES ($1, $2, $3, $3) RETURNING id", *code, *name, at);
-            formulation_types.insert(*code, id);
-        }
-        for (country, products, registry) in [("AR", PRODUCTS_AR, "SENASA"), ("BR", PRODUCTS_BR, "MAPA"), ("MX", PRODUCTS_MX, "RSCO")] {
-            for (index, (name, ingredient, formulation, unit, variety_of)) in products.iter().enumerate() {
-                let code = format!("{registry}-{:05}", 31_400 + index * 37);
-                sqlx::query(
-                    "INSERT INTO formulateds (country, name, external_code, active_ingredient, formulation_type_id, \
-                     unit_id, species_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-                )
-                .bind(country)
-                .bind(*name)
-                .bind(code)
-                .bind(*ingredient)
-                .bind(formulation_types.get(formulation).copied())
-                .bind(units.get(unit).copied())
-                .bind(variety_of.and_then(|s| species.get(s).copied()))
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        for (country, name, start, end) in CYCLES {
-            sqlx::query(
-                "INSERT INTO master_campaign_cycles (country, name, start_date, end_date, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $5)",
-            )
-            .bind(*country).bind(*name).bind(*start).bind(*end).bind(at)
-            .execute(&mut *tx)
-            .await?;
-        }
-        for (country, name, description) in PLANTING_TIMES {
-            sqlx::query(
-                "INSERT INTO planting_times (country, name, description, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
-            )
-            .bind(*country).bind(*name).bind(*description).bind(at)
-            .execute(&mut *tx)
-            .await?;
-        }
-        for (table, rows) in [("activity_statuses", ACTIVITY_STATUSES), ("hydric_states", HYDRIC_STATES)] {
-            for (name, description) in rows {
-                sqlx::query(&format!(
-                    "INSERT INTO {table} (name, description, created_at, updated_at) VALUES ($1, $2, $3, $3)"
-                ))
-                .bind(*name).bind(*description).bind(at)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        for (species_name, stages) in PHENOLOGY {
-            for (position, (code, name)) in stages.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO phenological_states (species_id, code, name, position, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $5)",
-                )
-                .bind(species.get(species_name).copied())
-                .bind(*code)
-                .bind(*name)
-                .bind(i64::try_from(position).unwrap_or_default() + 1)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        tx.commit().await?;
-    });
-    Ok(())
-}
-
-#[derive(sqlx::FromRow)]
-struct PlotRow {
-    id: i64,
-    area: f64,
-    created_at: i64,
-}
-
-/// Ids by name.
-type Ids = HashMap<String, i64>;
-
-/// A master campaign of the society and what its campaigns need.
-struct Planning {
-    id: i64,
-    name: &'static str,
-    objective_yield: f64,
-    varieties: Vec<i64>,
-    planting_date: String,
-}
-
-/// Seeds a society's master campaigns, a campaign per plot for one or two of them, and each campaign's cultivation.
-pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
-    let mut rng = StdRng::seed_from_u64(society.seed ^ 0x4241_434b);
-    let society_id = society.society_id;
-    let plots: Vec<PlotRow> = with_reader!(&store.db, pool => {
-        sqlx::query_as("SELECT id, area, created_at FROM plots WHERE society_id = $1 ORDER BY id")
-            .bind(society_id)
-            .fetch_all(pool)
-            .await?
-    });
-    let lookup = |rows: Vec<(i64, String)>| rows.into_iter().map(|(id, name)| (name, id)).collect::<HashMap<_, _>>();
-    let (species, cycles, times, statuses): (Ids, Ids, Ids, Vec<i64>) = with_reader!(&store.db, pool => {
-        let species = sqlx::query_as("SELECT id, name FROM species").fetch_all(pool).await?;
-        let cycles = sqlx::query_as("SELECT id, name FROM master_campaign_cycles WHERE country = $1")
-            .bind(society.country).fetch_all(pool).await?;
-        let times = sqlx::query_as("SELECT id, name FROM planting_times WHERE country = $1")
-            .bind(society.country).fetch_all(pool).await?;
-        let statuses = sqlx::query_scalar("SELECT id FROM activity_statuses ORDER BY id").fetch_all(pool).await?;
-        (lookup(species), lookup(cycles), lookup(times), statuses)
-    });
-    let varieties: Vec<(i64, i64)> = with_reader!(&store.db, pool => {
-        sqlx::query_as("SELECT id, species_id FROM formulateds WHERE country = $1 AND species_id IS NOT NULL ORDER BY id")
-            .bind(society.country)
-            .fetch_all(pool)
-            .await?
-    });
-    let created = society.origin + 45 * 24 * 3_600_000;
-    with_writer!(&store.db, pool => {
-        let mut tx = pool.begin_write().await?;
-        let mut plans = Vec::new();
-        for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
-            let (Some(species_id), Some(time_id), Some(cycle_id)) =
-                (species.get(*species_name), times.get(*time), cycles.get(*cycle))
-            else {
-                continue;
-            };
-            let id = insert_id!(tx, "INSERT INTO master_campaigns (society_id, name, species_id, planting_time_id, \
-                cycle_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
-                society_id, *name, *species_id, *time_id, *cycle_id, created);
-            let cycle_start = CYCLES.iter().find(|c| c.0 == society.country && c.1 == *cycle).map_or("2025-01-01", |c| c.2);
-            plans.push(Planning {
-                id,
-                name,
-                objective_yield: *objective,
-                varieties: varieties.iter().filter(|(_, s)| s == species_id).map(|(id, _)| *id).collect(),
-                planting_date: planting_date(cycle_start, society.country),
-            });
-        }
-        let mut campaign_number = 0;
-        for plot in &plots {
-            // A plot carries one or two campaigns: a summer crop, sometimes preceded by a winter one.
-            let count = if rng.gen_bool(0.35) { 2 } else { 1 };
-            let first = rng.gen_range(0..plans.len().max(1));
-            for offset in 0..count {
-                let Some(plan) = plans.get((first + offset * 3) % plans.len().max(1)) else { continue };
-                campaign_number += 1;
-                let area = (plot.area * rng.gen_range(0.85..=1.0) * 100.0).round() / 100.0;
-                let at = plot.created_at.max(created) + i64::from(campaign_number) * 60_000;
-                let status = statuses.get(rng.gen_range(0..statuses.len().max(1))).copied();
-                let campaign_id = insert_id!(tx, "INSERT INTO campaigns (society_id, master_campaign_id, plot_id, \
-                    activity_status_id, name, external_code, area, planting_date, objective_yield, created_at, updated_at) \
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id",
-                    society_id, plan.id, plot.id, status, plan.name, format!("CMP-{campaign_number:06}"), area,
-                    plan.planting_date.clone(), (plan.objective_yield * rng.gen_range(0.9..1.1) * 100.0).round() / 100.0, at);
-                // A campaign still being planned has nothing sown yet, so no cultivation row.
-                let sown = status != statuses.first().copied();
-                if let Some(variety) = plan.varieties.get(rng.gen_range(0..plan.varieties.len().max(1))).filter(|_| sown) {
-                    sqlx::query(
-                        "INSERT INTO cultivations (society_id, plot_id, campaign_id, formulated_id, area, created_at, \
-                         updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
-                    )
-                    .bind(society_id).bind(plot.id).bind(campaign_id).bind(*variety).bind(area).bind(at)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-            }
-        }
-        tx.commit().await?;
-    });
-    Ok(())
-}
-
-/// A sowing date typical of the cycle: spring sowing in the southern countries, the cycle's start in Mexico.
-fn planting_date(cycle_start: &str, country: &str) -> String {
-    let year = cycle_start.get(..4).unwrap_or("2025");
-    match country {
-        "AR" => format!("{year}-10-15"),
-        "BR" => format!("{year}-10-01"),
-        _ => format!("{}-15", cycle_start.get(..7).unwrap_or("2025-04")),
+    let mut species_ids = Ids::of(store, "species").await?;
+    let mut species = HashMap::new();
+    let mut species_rows = Table::new(
+        "species",
+        &["id", "name", "name_pt", "scientific_name", "created_at", "updated_at"],
+    );
+    for (name, name_pt, scientific) in SPECIES {
+        let id = species_ids.next();
+        species_rows.row([
+            id.into(),
+            (*name).into(),
+            (*name_pt).into(),
+            (*scientific).into(),
+            at.into(),
+            at.into(),
+        ]);
+        species.insert(*name, id);
     }
+    let mut unit_ids = Ids::of(store, "units").await?;
+    let mut units = HashMap::new();
+    let mut unit_rows = Table::new(
+        "units",
+        &["id", "name", "abbreviation", "kind", "created_at", "updated_at"],
+    );
+    for (name, abbreviation, kind) in UNITS {
+        let id = unit_ids.next();
+        unit_rows.row([
+            id.into(),
+            (*name).into(),
+            (*abbreviation).into(),
+            (*kind).into(),
+            at.into(),
+            at.into(),
+        ]);
+        units.insert(*abbreviation, id);
+    }
+    let mut formulation_ids = Ids::of(store, "formulation_types").await?;
+    let mut formulation_types = HashMap::new();
+    let mut formulation_rows = Table::new("formulation_types", &["id", "code", "name", "created_at", "updated_at"]);
+    for (code, name) in FORMULATION_TYPES {
+        let id = formulation_ids.next();
+        formulation_rows.row([id.into(), (*code).into(), (*name).into(), at.into(), at.into()]);
+        formulation_types.insert(*code, id);
+    }
+    let mut products = Table::new(
+        "formulateds",
+        &[
+            "country",
+            "name",
+            "external_code",
+            "active_ingredient",
+            "formulation_type_id",
+            "unit_id",
+            "species_id",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    for (country, list, registry) in [
+        ("AR", PRODUCTS_AR, "SENASA"),
+        ("BR", PRODUCTS_BR, "MAPA"),
+        ("MX", PRODUCTS_MX, "RSCO"),
+    ] {
+        for (index, (name, ingredient, formulation, unit, variety_of)) in list.iter().enumerate() {
+            products.row([
+                country.into(),
+                (*name).into(),
+                format!("{registry}-{:05}", 31_400 + index * 37).into(),
+                (*ingredient).into(),
+                formulation_types.get(formulation).copied().into(),
+                units.get(unit).copied().into(),
+                variety_of.and_then(|s| species.get(s).copied()).into(),
+                at.into(),
+                at.into(),
+            ]);
+        }
+    }
+    let mut cycles = Table::new(
+        "master_campaign_cycles",
+        &["country", "name", "start_date", "end_date", "created_at", "updated_at"],
+    );
+    for (country, name, start, end) in CYCLES {
+        cycles.row([
+            (*country).into(),
+            (*name).into(),
+            (*start).into(),
+            (*end).into(),
+            at.into(),
+            at.into(),
+        ]);
+    }
+    let mut times = Table::new(
+        "planting_times",
+        &["country", "name", "description", "created_at", "updated_at"],
+    );
+    for (country, name, description) in PLANTING_TIMES {
+        times.row([
+            (*country).into(),
+            (*name).into(),
+            (*description).into(),
+            at.into(),
+            at.into(),
+        ]);
+    }
+    let mut states = Vec::new();
+    for (table, rows) in [
+        ("activity_statuses", ACTIVITY_STATUSES),
+        ("hydric_states", HYDRIC_STATES),
+    ] {
+        let mut state_rows = Table::new(table, &["name", "description", "created_at", "updated_at"]);
+        for (name, description) in rows {
+            state_rows.row([(*name).into(), (*description).into(), at.into(), at.into()]);
+        }
+        states.push(state_rows);
+    }
+    let mut phenology = Table::new(
+        "phenological_states",
+        &["species_id", "code", "name", "position", "created_at", "updated_at"],
+    );
+    for (species_name, stages) in PHENOLOGY {
+        for (position, (code, name)) in stages.iter().enumerate() {
+            phenology.row([
+                species.get(species_name).copied().into(),
+                (*code).into(),
+                (*name).into(),
+                (i64::try_from(position).unwrap_or_default() + 1).into(),
+                at.into(),
+                at.into(),
+            ]);
+        }
+    }
+    for table in [species_rows, unit_rows, formulation_rows, products, cycles, times]
+        .into_iter()
+        .chain(states)
+        .chain([phenology])
+    {
+        table.write(store).await?;
+    }
+    Ok(())
 }
+
+mod campaigns;
+
+pub(crate) use campaigns::society;

@@ -1,0 +1,238 @@
+//! Each society's planning: master campaigns per cycle, a campaign per plot and master campaign, and the
+//! cultivation (sown variety) of each campaign.
+
+use std::collections::HashMap;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use store::admin::AdminError;
+use store::bulk::Kind;
+use store::{Arg, Store};
+
+use super::{CYCLES, MASTER_CAMPAIGNS};
+use crate::rows::{float, int, opt_int, read, text, Ids, Table};
+use crate::SocietySeed;
+
+/// A plot of the society, as its campaigns need it.
+struct PlotRow {
+    id: i64,
+    area: f64,
+    created_at: i64,
+}
+
+/// Ids by name.
+type ByName = HashMap<String, i64>;
+
+/// A master campaign of the society and what its campaigns need.
+struct Planning {
+    id: i64,
+    name: &'static str,
+    objective_yield: f64,
+    varieties: Vec<i64>,
+    planting_date: String,
+}
+
+/// `(id, name)` rows of `table`, by name; `filters` as in [`read`].
+async fn by_name(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<ByName, AdminError> {
+    let rows = read(store, table, &[("id", Kind::Int), ("name", Kind::Text)], filters).await?;
+    Ok(rows.iter().map(|row| (text(row, 1), int(row, 0))).collect())
+}
+
+/// Seeds a society's master campaigns, a campaign per plot for one or two of them, and each campaign's cultivation.
+///
+/// Cultivations are numbered after the society's last campaign, so that no cultivation of a society has the id of
+/// one of its campaigns: a client that sends a cultivation's id where a campaign's is due (`cultivation.local_id` of a
+/// work-order line) then fails in the sandbox as it would in production, instead of hitting a campaign by chance.
+pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
+    let mut rng = StdRng::seed_from_u64(society.seed ^ 0x4241_434b);
+    let society_id = society.society_id;
+    let plots: Vec<PlotRow> = read(
+        store,
+        "plots",
+        &[("id", Kind::Int), ("area", Kind::Float), ("created_at", Kind::Int)],
+        &[("society_id", society_id.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| PlotRow {
+        id: int(row, 0),
+        area: float(row, 1),
+        created_at: int(row, 2),
+    })
+    .collect();
+    let species = by_name(store, "species", &[]).await?;
+    let cycles = by_name(store, "master_campaign_cycles", &[("country", society.country.into())]).await?;
+    let times = by_name(store, "planting_times", &[("country", society.country.into())]).await?;
+    let statuses: Vec<i64> = read(store, "activity_statuses", &[("id", Kind::Int)], &[])
+        .await?
+        .iter()
+        .map(|row| int(row, 0))
+        .collect();
+    let varieties: Vec<(i64, i64)> = read(
+        store,
+        "formulateds",
+        &[("id", Kind::Int), ("species_id", Kind::Int)],
+        &[("country", society.country.into())],
+    )
+    .await?
+    .iter()
+    .filter_map(|row| opt_int(row, 1).map(|species_id| (int(row, 0), species_id)))
+    .collect();
+    let created = society.origin + 45 * 24 * 3_600_000;
+    let mut master_ids = Ids::of(store, "master_campaigns").await?;
+    let mut masters = Table::new(
+        "master_campaigns",
+        &[
+            "id",
+            "society_id",
+            "name",
+            "species_id",
+            "planting_time_id",
+            "cycle_id",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let mut plans = Vec::new();
+    for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
+        let (Some(species_id), Some(time_id), Some(cycle_id)) =
+            (species.get(*species_name), times.get(*time), cycles.get(*cycle))
+        else {
+            continue;
+        };
+        let id = master_ids.next();
+        masters.row([
+            id.into(),
+            society_id.into(),
+            (*name).into(),
+            (*species_id).into(),
+            (*time_id).into(),
+            (*cycle_id).into(),
+            created.into(),
+            created.into(),
+        ]);
+        let cycle_start = CYCLES
+            .iter()
+            .find(|c| c.0 == society.country && c.1 == *cycle)
+            .map_or("2025-01-01", |c| c.2);
+        plans.push(Planning {
+            id,
+            name,
+            objective_yield: *objective,
+            varieties: varieties
+                .iter()
+                .filter(|(_, s)| s == species_id)
+                .map(|(id, _)| *id)
+                .collect(),
+            planting_date: planting_date(cycle_start, society.country),
+        });
+    }
+    let mut campaign_ids = Ids::of(store, "campaigns").await?;
+    let mut campaigns = Table::new(
+        "campaigns",
+        &[
+            "id",
+            "society_id",
+            "master_campaign_id",
+            "plot_id",
+            "activity_status_id",
+            "name",
+            "external_code",
+            "area",
+            "planting_date",
+            "objective_yield",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    // Cultivation rows wait for their ids until the society's last campaign id is known.
+    let mut sown: Vec<[Arg; 6]> = Vec::new();
+    let mut campaign_number = 0;
+    for plot in &plots {
+        // A plot carries one or two campaigns: a summer crop, sometimes preceded by a winter one.
+        let count = if rng.gen_bool(0.35) { 2 } else { 1 };
+        let first = rng.gen_range(0..plans.len().max(1));
+        for offset in 0..count {
+            let Some(plan) = plans.get((first + offset * 3) % plans.len().max(1)) else {
+                continue;
+            };
+            campaign_number += 1;
+            let area = (plot.area * rng.gen_range(0.85..=1.0) * 100.0).round() / 100.0;
+            let at = plot.created_at.max(created) + i64::from(campaign_number) * 60_000;
+            let status = statuses.get(rng.gen_range(0..statuses.len().max(1))).copied();
+            let campaign_id = campaign_ids.next();
+            let objective_yield = (plan.objective_yield * rng.gen_range(0.9..1.1) * 100.0).round() / 100.0;
+            campaigns.row([
+                campaign_id.into(),
+                society_id.into(),
+                plan.id.into(),
+                plot.id.into(),
+                status.into(),
+                plan.name.into(),
+                format!("CMP-{campaign_number:06}").into(),
+                area.into(),
+                plan.planting_date.clone().into(),
+                objective_yield.into(),
+                at.into(),
+                at.into(),
+            ]);
+            // A campaign still being planned has nothing sown yet, so no cultivation row.
+            let is_sown = status != statuses.first().copied();
+            if let Some(variety) = plan
+                .varieties
+                .get(rng.gen_range(0..plan.varieties.len().max(1)))
+                .filter(|_| is_sown)
+            {
+                sown.push([
+                    society_id.into(),
+                    plot.id.into(),
+                    campaign_id.into(),
+                    (*variety).into(),
+                    area.into(),
+                    at.into(),
+                ]);
+            }
+        }
+    }
+    let next_cultivation = store.next_id("cultivations").await?;
+    let mut cultivation_ids = Ids::from(next_cultivation.max(campaign_ids.peek()));
+    let mut cultivations = Table::new(
+        "cultivations",
+        &[
+            "id",
+            "society_id",
+            "plot_id",
+            "campaign_id",
+            "formulated_id",
+            "area",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    for [society, plot, campaign, variety, area, at] in sown {
+        cultivations.row([
+            cultivation_ids.next().into(),
+            society,
+            plot,
+            campaign,
+            variety,
+            area,
+            at.clone(),
+            at,
+        ]);
+    }
+    masters.write(store).await?;
+    campaigns.write(store).await?;
+    cultivations.write(store).await?;
+    Ok(())
+}
+
+/// A sowing date typical of the cycle: spring sowing in the southern countries, the cycle's start in Mexico.
+fn planting_date(cycle_start: &str, country: &str) -> String {
+    let year = cycle_start.get(..4).unwrap_or("2025");
+    match country {
+        "AR" => format!("{year}-10-15"),
+        "BR" => format!("{year}-10-01"),
+        _ => format!("{}-15", cycle_start.get(..7).unwrap_or("2025-04")),
+    }
+}

@@ -1,0 +1,231 @@
+//! The tables of a society's season in the field, gathered before they are written, and the ids of the rows
+//! other rows point at.
+
+use store::admin::AdminError;
+use store::Store;
+
+use crate::rows::{Ids, Table};
+
+/// The season's tables, and the ids of the rows others point at.
+pub(super) struct Season {
+    pub scouting_ids: Ids,
+    pub silobag_ids: Ids,
+    pub sample_ids: Ids,
+    pub device_ids: Ids,
+    pub scoutings: Table,
+    pub measures: Table,
+    pub waypoints: Table,
+    pub progress: Table,
+    pub controls: Table,
+    pub silobags: Table,
+    pub silobag_campaigns: Table,
+    pub samples: Table,
+    pub anomalies: Table,
+    pub devices: Table,
+    pub readings: Table,
+}
+
+impl Season {
+    pub async fn new(store: &Store) -> Result<Self, AdminError> {
+        Ok(Self {
+            scouting_ids: Ids::of(store, "scoutings").await?,
+            silobag_ids: Ids::of(store, "silobags").await?,
+            sample_ids: Ids::of(store, "weather_samples").await?,
+            device_ids: Ids::of(store, "devices").await?,
+            scoutings: Table::new(
+                "scoutings",
+                &[
+                    "id",
+                    "society_id",
+                    "plot_id",
+                    "campaign_id",
+                    "kind",
+                    "date",
+                    "scout_name",
+                    "phenological_state_id",
+                    "hydric_state_id",
+                    "observations",
+                    "active",
+                    "created_at",
+                    "updated_at",
+                    "deleted_at",
+                ],
+            ),
+            measures: Table::new(
+                "scouting_measures",
+                &[
+                    "society_id",
+                    "scouting_id",
+                    "adversity_id",
+                    "sample_number",
+                    "incidence_percent",
+                    "severity_percent",
+                    "individuals",
+                    "active",
+                    "created_at",
+                    "updated_at",
+                    "deleted_at",
+                ],
+            ),
+            waypoints: Table::new(
+                "waypoints",
+                &[
+                    "society_id",
+                    "parent_id",
+                    "parent_type",
+                    "sample_number",
+                    "waypoint_kind",
+                    "lat",
+                    "lon",
+                    "accuracy",
+                    "observations",
+                    "file_name",
+                    "file_storage_url",
+                    "date",
+                    "active",
+                    "created_at",
+                    "updated_at",
+                    "deleted_at",
+                ],
+            ),
+            progress: Table::new(
+                "progress",
+                &[
+                    "society_id",
+                    "kind",
+                    "campaign_id",
+                    "plot_id",
+                    "date",
+                    "area_done",
+                    "percent",
+                    "yield_kg_ha",
+                    "humidity_percent",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+            controls: Table::new(
+                "field_controls",
+                &[
+                    "society_id",
+                    "kind",
+                    "campaign_id",
+                    "plot_id",
+                    "date",
+                    "formulated_id",
+                    "unit_id",
+                    "target_value",
+                    "measured_value",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+            silobags: Table::new(
+                "silobags",
+                &[
+                    "id",
+                    "society_id",
+                    "establishment_id",
+                    "species_id",
+                    "name",
+                    "external_code",
+                    "capacity_tn",
+                    "length_m",
+                    "latitude",
+                    "longitude",
+                    "closed_at",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+            silobag_campaigns: Table::new(
+                "silobag_campaigns",
+                &[
+                    "society_id",
+                    "silobag_id",
+                    "campaign_id",
+                    "quantity_tn",
+                    "grain_humidity_percent",
+                    "grain_quality_semaphore",
+                    "observations",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+            samples: Table::new(
+                "weather_samples",
+                &[
+                    "id",
+                    "society_id",
+                    "plot_id",
+                    "date",
+                    "observations",
+                    "active",
+                    "created_at",
+                    "updated_at",
+                    "deleted_at",
+                ],
+            ),
+            anomalies: Table::new(
+                "weather_anomalies",
+                &[
+                    "society_id",
+                    "weather_anomaly_type_id",
+                    "weather_scouting_sample_id",
+                    "active",
+                    "created_at",
+                    "updated_at",
+                    "deleted_at",
+                ],
+            ),
+            devices: Table::new(
+                "devices",
+                &[
+                    "id",
+                    "society_id",
+                    "establishment_id",
+                    "silobag_id",
+                    "name",
+                    "kind",
+                    "serial_number",
+                    "latitude",
+                    "longitude",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+            readings: Table::new(
+                "device_events",
+                &[
+                    "society_id",
+                    "device_id",
+                    "device_event_type_id",
+                    "recorded_at",
+                    "value",
+                    "created_at",
+                    "updated_at",
+                ],
+            ),
+        })
+    }
+
+    /// Writes every table, parents first.
+    pub async fn write(self, store: &Store) -> Result<(), AdminError> {
+        for table in [
+            self.scoutings,
+            self.measures,
+            self.waypoints,
+            self.progress,
+            self.controls,
+            self.silobags,
+            self.silobag_campaigns,
+            self.samples,
+            self.anomalies,
+            self.devices,
+            self.readings,
+        ] {
+            table.write(store).await?;
+        }
+        Ok(())
+    }
+}
