@@ -59,11 +59,17 @@ async fn references_to_deletables(demo: &Demo) -> Vec<(String, String, String)> 
 }
 
 async fn execute(demo: &Demo, sql: &str) {
-    sqlx::query(sql).execute(&demo.sql).await.unwrap_or_else(|error| panic!("{sql}: {error}"));
+    sqlx::query(sql)
+        .execute(&demo.sql)
+        .await
+        .unwrap_or_else(|error| panic!("{sql}: {error}"));
 }
 
 async fn integer(demo: &Demo, sql: &str) -> i64 {
-    sqlx::query_scalar(sql).fetch_one(&demo.sql).await.unwrap_or_else(|error| panic!("{sql}: {error}"))
+    sqlx::query_scalar(sql)
+        .fetch_one(&demo.sql)
+        .await
+        .unwrap_or_else(|error| panic!("{sql}: {error}"))
 }
 
 /// A new record of `table` in the scope's society, which nothing refers to yet.
@@ -92,11 +98,7 @@ async fn fresh(demo: &Demo, scope: &Scope, table: &str) -> i64 {
         }
         "plots" => {
             let establishment = Box::pin(fresh(demo, scope, "establishments")).await;
-            let user = integer(
-                demo,
-                &format!("SELECT MIN(id) FROM users WHERE society_id = {society}"),
-            )
-            .await;
+            let user = integer(demo, &format!("SELECT MIN(id) FROM users WHERE society_id = {society}")).await;
             let new = domain::master_data::NewPlot {
                 name: "Lote vacío".into(),
                 establishment_id: establishment,
@@ -228,4 +230,3 @@ async fn an_applicator_named_by_a_work_order_can_still_be_deleted() {
         })
     );
 }
-

@@ -212,12 +212,12 @@ mod tests {
             silobag_id: None,
             ..sensor()
         };
-        assert_eq!(paths(without.check().unwrap_err()), ["silobag_id"]);
+        assert_eq!(paths(without.check().expect_err("refused")), ["silobag_id"]);
         let station = NewDevice {
             kind: " weather_station ".into(),
             ..sensor()
         };
-        assert_eq!(paths(station.check().unwrap_err()), ["silobag_id"]);
+        assert_eq!(paths(station.check().expect_err("refused")), ["silobag_id"]);
     }
 
     #[test]
@@ -230,7 +230,7 @@ mod tests {
             ..sensor()
         };
         assert_eq!(
-            paths(device.check().unwrap_err()),
+            paths(device.check().expect_err("refused")),
             ["name", "kind", "latitude", "longitude"]
         );
     }
@@ -246,7 +246,7 @@ mod tests {
             observations: String::new(),
         };
         assert_eq!(
-            paths(row.check().unwrap_err()),
+            paths(row.check().expect_err("refused")),
             ["quantity_tn", "grain_humidity_percent", "grain_quality_semaphore"]
         );
     }
