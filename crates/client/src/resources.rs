@@ -59,7 +59,7 @@ macro_rules! endpoints {
 endpoints! {
     // Master data.
     list(V2 farmers_v2 "/api/v2/third_party/farmers" FarmerV2);
-    list(V3 farmers "/api/v3/third_party/farmers" FarmerV3);
+    both(V3 farmers farmer "/api/v3/third_party/farmers" FarmerV3);
     both(V3 establishments establishment "/api/v3/third_party/establishments" Establishment);
     list(V2 plots "/api/v2/third_party/plots" PlotV2);
     detail(plot "/api/v3/third_party/plots" PlotV3);
