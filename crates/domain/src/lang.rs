@@ -40,6 +40,23 @@ impl Lang {
         }
         best.map_or(Lang::Es, |(_, lang)| lang)
     }
+
+    /// The language of a POSIX locale such as `pt_BR.UTF-8` (an operator's `LC_ALL` or `LANG`), or of a bare code
+    /// such as `en`; none when it is no language we speak.
+    pub fn from_locale(locale: &str) -> Option<Lang> {
+        let primary = locale
+            .trim()
+            .split(['_', '-', '.', '@'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match primary.as_str() {
+            "es" => Some(Lang::Es),
+            "pt" => Some(Lang::Pt),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -56,6 +73,15 @@ mod tests {
     fn the_first_language_we_speak_wins() {
         assert_eq!(Lang::negotiate(Some("pt-BR,pt;q=0.9,en;q=0.8")), Lang::Pt);
         assert_eq!(Lang::negotiate(Some("fr, en-US;q=0.7")), Lang::En);
+    }
+
+    #[test]
+    fn locales_name_their_language_and_others_name_none() {
+        assert_eq!(Lang::from_locale("pt_BR.UTF-8"), Some(Lang::Pt));
+        assert_eq!(Lang::from_locale("en_US"), Some(Lang::En));
+        assert_eq!(Lang::from_locale("es"), Some(Lang::Es));
+        assert_eq!(Lang::from_locale("C.UTF-8"), None);
+        assert_eq!(Lang::from_locale(""), None);
     }
 
     #[test]

@@ -10,10 +10,12 @@
 //! - [`field`]: silobag campaign rows, devices and device events (the farm field's writes) and their rules.
 //! - [`work_orders`]: the work-order write command and the rules it must meet.
 //! - [`lang`]: which language an error message is written in.
+//! - [`import`]: operator imports of master data: files' headers and cells read into values, and their rules.
 
 pub mod country;
 pub mod field;
 pub mod filters;
+pub mod import;
 pub mod jobs;
 pub mod lang;
 pub mod master_data;

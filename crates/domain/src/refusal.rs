@@ -56,6 +56,57 @@ pub enum Rule {
         /// The establishment the body names.
         establishment_id: i64,
     },
+    /// A value of the wrong type: what was expected, and what was sent.
+    WrongType {
+        /// What the field holds.
+        expected: Expected,
+        /// What was sent, as written.
+        sent: String,
+    },
+    /// The referenced record, named by its code, is not one of the caller's (or its country's) live records; the
+    /// code sent.
+    UnknownCode(String),
+    /// A reference names a record by id and by code, and they are two records: the id, and the code.
+    Mismatch {
+        /// The id sent.
+        id: i64,
+        /// The code sent.
+        code: String,
+    },
+    /// An imported file's column that its resource does not have; the columns it has, as the message lists them.
+    UnknownColumn(String),
+    /// An imported file names this column twice.
+    RepeatedColumn,
+    /// An imported file lacks a column its resource requires.
+    MissingColumn,
+    /// The same `external_code` is in another row of the imported file.
+    RepeatedInFile {
+        /// The code.
+        code: String,
+        /// The other row.
+        row: u64,
+    },
+    /// A row of an imported file that cannot be read (wrong number of cells, not a JSON object); the reader's words.
+    Malformed(String),
+    /// An imported file with nothing in it, not even a header.
+    EmptyFile,
+    /// Bytes that are not text in the file's encoding; the encoding.
+    NotText(&'static str),
+}
+
+/// What a field holds, as a wrong-type message names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// Text.
+    Text,
+    /// A number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// A boolean: true or false, 1 or 0, yes or no.
+    Boolean,
+    /// A date, `YYYY-MM-DD`.
+    Date,
 }
 
 /// A broken rule and where: a JSON path such as `supplies[2].area_applied`, `name` or `[3].device_id`.
@@ -112,6 +163,8 @@ pub enum Refusal {
     Stale,
     /// Another live work order of the society already has this `external_id`; its `local_id`.
     DuplicateExternalId(i64),
+    /// Another live record of the resource written already has this `external_code`; its id.
+    DuplicateExternalCode(i64),
 }
 
 /// The outcome of checking a body: nothing wrong, or every violation found.

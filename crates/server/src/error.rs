@@ -92,7 +92,10 @@ impl ApiError {
             Refusal::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Refusal::TooManyItems { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Refusal::NotFound => return Self::not_found(resource, id),
-            Refusal::HasDependants { .. } | Refusal::ReadOnly | Refusal::DuplicateExternalId(_) => StatusCode::CONFLICT,
+            Refusal::HasDependants { .. }
+            | Refusal::ReadOnly
+            | Refusal::DuplicateExternalId(_)
+            | Refusal::DuplicateExternalCode(_) => StatusCode::CONFLICT,
             Refusal::Stale => StatusCode::PRECONDITION_FAILED,
         };
         let id = id.to_string();

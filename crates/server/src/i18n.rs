@@ -1,5 +1,6 @@
 //! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
 
+pub mod import;
 mod refusal;
 
 use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};

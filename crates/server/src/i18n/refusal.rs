@@ -1,6 +1,7 @@
 //! The words of a refused write: every [`Refusal`] and every [`Rule`] of the domain, in Spanish, Portuguese and
 //! English, written once here.
 
+use domain::refusal::Expected;
 use domain::work_orders::THIRD_PARTY_SYSTEM;
 use domain::{Lang, Refusal, Rule, Violation};
 
@@ -9,7 +10,7 @@ use domain::{Lang, Refusal, Rule, Violation};
 const NAMED_FAILURES: usize = 20;
 
 /// What a refusal of a write to `resource` (record `id`, when it names one) says in `lang`.
-pub(super) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, lang: Lang) -> String {
+pub(crate) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, lang: Lang) -> String {
     use Lang::{En, Es, Pt};
     match (refusal, lang) {
         (Refusal::Invalid(violations), lang) => invalid_text(resource, violations, lang),
@@ -45,6 +46,23 @@ pub(super) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, 
             format!("Já existe a ordem de trabalho {other} com esse external_id.")
         }
         (Refusal::DuplicateExternalId(other), En) => format!("Work order {other} already has that external_id."),
+        (Refusal::DuplicateExternalCode(other), lang) => duplicate_code_text(resource, *other, lang),
+    }
+}
+
+/// Another live record of `resource` already has the external code a write gives it.
+fn duplicate_code_text(resource: &str, other: i64, lang: Lang) -> String {
+    let (noun, _, feminine) = dependant_noun(resource, lang);
+    match lang {
+        Lang::Es => {
+            let article = if feminine { "la" } else { "el" };
+            format!("Ya existe {article} {noun} {other} ({resource}) con ese external_code.")
+        }
+        Lang::Pt => {
+            let article = if feminine { "a" } else { "o" };
+            format!("Já existe {article} {noun} {other} ({resource}) com esse external_code.")
+        }
+        Lang::En => format!("The {noun} {other} ({resource}) already has that external_code."),
     }
 }
 
@@ -111,6 +129,14 @@ fn dependant_noun(resource: &str, lang: Lang) -> (&'static str, &'static str, bo
         ("establishments", Lang::Es) => ("establecimiento", "establecimientos", false),
         ("establishments", Lang::Pt) => ("estabelecimento", "estabelecimentos", false),
         ("establishments", Lang::En) => ("establishment", "establishments", false),
+        ("applicators", Lang::Es | Lang::Pt) => ("aplicador", "aplicadores", false),
+        ("applicators", Lang::En) => ("applicator", "applicators", false),
+        ("farmers", Lang::Es) => ("productor", "productores", false),
+        ("farmers", Lang::Pt) => ("produtor", "produtores", false),
+        ("farmers", Lang::En) => ("farmer", "farmers", false),
+        ("master_campaigns", Lang::Es) => ("campaña maestra", "campañas maestras", true),
+        ("master_campaigns", Lang::Pt) => ("campanha mestre", "campanhas mestre", true),
+        ("master_campaigns", Lang::En) => ("master campaign", "master campaigns", false),
         (_, Lang::Es | Lang::Pt) => ("registro", "registros", false),
         (_, Lang::En) => ("record", "records", false),
     }
@@ -230,6 +256,77 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         ) => {
             format!("{path}: silobag {silobag_id} is not in establishment {establishment_id}")
         }
+        // Rules only imported files break: wrong types, unknown codes and columns, repeated codes, unreadable rows.
+        (Rule::WrongType { expected, sent }, Lang::Es) => {
+            format!(
+                "{path} debe ser {} (se recibió {sent:?})",
+                expected_text(*expected, lang)
+            )
+        }
+        (Rule::WrongType { expected, sent }, Lang::Pt) => {
+            format!("{path} deve ser {} (recebido {sent:?})", expected_text(*expected, lang))
+        }
+        (Rule::WrongType { expected, sent }, Lang::En) => {
+            format!("{path} must be {} (got {sent:?})", expected_text(*expected, lang))
+        }
+        (Rule::UnknownCode(code), Lang::Es) => {
+            format!("{path}: {code:?} no existe o no está disponible para su sociedad")
+        }
+        (Rule::UnknownCode(code), Lang::Pt) => {
+            format!("{path}: {code:?} não existe ou não está disponível para a sua sociedade")
+        }
+        (Rule::UnknownCode(code), Lang::En) => {
+            format!("{path}: {code:?} does not exist or is not available to your society")
+        }
+        (Rule::Mismatch { id, code }, Lang::Es) => {
+            format!("{path}: el id {id} y el código {code:?} no son el mismo registro")
+        }
+        (Rule::Mismatch { id, code }, Lang::Pt) => {
+            format!("{path}: o id {id} e o código {code:?} não são o mesmo registro")
+        }
+        (Rule::Mismatch { id, code }, Lang::En) => format!("{path}: id {id} and code {code:?} are not the same record"),
+        (Rule::UnknownColumn(columns), Lang::Es) => format!("la columna {path} no existe; las columnas son: {columns}"),
+        (Rule::UnknownColumn(columns), Lang::Pt) => format!("a coluna {path} não existe; as colunas são: {columns}"),
+        (Rule::UnknownColumn(columns), Lang::En) => format!("there is no column {path}; the columns are: {columns}"),
+        (Rule::RepeatedColumn, Lang::Es) => format!("la columna {path} aparece dos veces"),
+        (Rule::RepeatedColumn, Lang::Pt) => format!("a coluna {path} aparece duas vezes"),
+        (Rule::RepeatedColumn, Lang::En) => format!("column {path} appears twice"),
+        (Rule::MissingColumn, Lang::Es) => format!("falta la columna {path}"),
+        (Rule::MissingColumn, Lang::Pt) => format!("falta a coluna {path}"),
+        (Rule::MissingColumn, Lang::En) => format!("column {path} is missing"),
+        (Rule::RepeatedInFile { code, row }, Lang::Es) => format!("{path} {code:?} también está en la fila {row}"),
+        (Rule::RepeatedInFile { code, row }, Lang::Pt) => format!("{path} {code:?} também está na linha {row}"),
+        (Rule::RepeatedInFile { code, row }, Lang::En) => format!("{path} {code:?} is also in row {row}"),
+        (Rule::Malformed(detail), Lang::Es) => format!("la fila no se puede leer: {detail}"),
+        (Rule::Malformed(detail), Lang::Pt) => format!("a linha não pode ser lida: {detail}"),
+        (Rule::Malformed(detail), Lang::En) => format!("the row cannot be read: {detail}"),
+        (Rule::EmptyFile, Lang::Es) => "el archivo está vacío (0 bytes)".to_owned(),
+        (Rule::EmptyFile, Lang::Pt) => "o arquivo está vazio (0 bytes)".to_owned(),
+        (Rule::EmptyFile, Lang::En) => "the file is empty (0 bytes)".to_owned(),
+        (Rule::NotText(encoding), Lang::Es) => format!("la fila no es texto {encoding} válido"),
+        (Rule::NotText(encoding), Lang::Pt) => format!("a linha não é texto {encoding} válido"),
+        (Rule::NotText(encoding), Lang::En) => format!("the row is not valid {encoding} text"),
+    }
+}
+
+/// What a field of the wrong type should have held.
+fn expected_text(expected: Expected, lang: Lang) -> &'static str {
+    match (expected, lang) {
+        (Expected::Text, Lang::Es) => "un texto",
+        (Expected::Text, Lang::Pt) => "um texto",
+        (Expected::Text, Lang::En) => "text",
+        (Expected::Number, Lang::Es) => "un número",
+        (Expected::Number, Lang::Pt) => "um número",
+        (Expected::Number, Lang::En) => "a number",
+        (Expected::Integer, Lang::Es) => "un número entero",
+        (Expected::Integer, Lang::Pt) => "um número inteiro",
+        (Expected::Integer, Lang::En) => "a whole number",
+        (Expected::Boolean, Lang::Es) => "un booleano (true o false, 1 o 0, sí o no)",
+        (Expected::Boolean, Lang::Pt) => "um booleano (true ou false, 1 ou 0, sim ou não)",
+        (Expected::Boolean, Lang::En) => "a boolean (true or false, 1 or 0, yes or no)",
+        (Expected::Date, Lang::Es) => "una fecha AAAA-MM-DD",
+        (Expected::Date, Lang::Pt) => "uma data AAAA-MM-DD",
+        (Expected::Date, Lang::En) => "a date YYYY-MM-DD",
     }
 }
 
