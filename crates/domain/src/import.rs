@@ -431,6 +431,21 @@ fn flag(text: &str) -> Option<bool> {
     }
 }
 
+/// What a loaded file changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Records created.
+    pub created: u64,
+    /// Records whose stored values changed.
+    pub updated: u64,
+    /// Records the file states as they already are.
+    pub unchanged: u64,
+    /// Records deleted.
+    pub deleted: u64,
+    /// Deletions of codes no live record has (already deleted, or never loaded).
+    pub absent: u64,
+}
+
 /// A refused row of an imported file: its number (0 for the file as a whole) and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {

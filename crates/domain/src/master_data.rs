@@ -86,6 +86,9 @@ impl ApplicatorCommand {
     }
 }
 
+/// What a machine may be, as its `kind` says and as a rule lists them.
+pub const MACHINE_KINDS: &str = "sprayer, planter, harvester, tractor, spreader, aircraft";
+
 /// A text as stored: trimmed, and none when blank.
 pub fn optional_text(value: Option<&str>) -> Option<&str> {
     value.map(str::trim).filter(|text| !text.is_empty())

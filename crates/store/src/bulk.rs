@@ -48,7 +48,7 @@ fn table_and_columns(table: &str, columns: &[&str]) -> Result<String, StoreError
 /// The `INSERT` statements that write `values` (row after row of `width` values) into `head` (`table (columns)`).
 /// SQLite gets anonymous `?` placeholders: it looks numbered ones up by a linear search, which makes binding a
 /// statement of thousands of `$n` quadratic.
-fn insert_statements(dialect: Dialect, head: &str, width: usize, values: Vec<Arg>) -> Vec<crate::db::Sql> {
+pub(crate) fn insert_statements(dialect: Dialect, head: &str, width: usize, values: Vec<Arg>) -> Vec<crate::db::Sql> {
     let per_statement = (VALUES_PER_STATEMENT / width.max(1)).clamp(1, ROWS_PER_STATEMENT) * width.max(1);
     let mut batch = Batch::new(dialect);
     let mut values = values.into_iter().peekable();
@@ -227,7 +227,7 @@ impl Store {
 }
 
 /// Column `index` of `row`, as `kind`.
-fn decode<R>(row: &R, index: usize, kind: Kind) -> Result<Arg, sqlx::Error>
+pub(crate) fn decode<R>(row: &R, index: usize, kind: Kind) -> Result<Arg, sqlx::Error>
 where
     R: sqlx::Row,
     usize: sqlx::ColumnIndex<R>,

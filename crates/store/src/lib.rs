@@ -16,6 +16,7 @@
 //! - `lookups`: what a write asks the database before it writes (are these ids live?), and the row locks it takes.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
+//! - [`import`]: operators' bulk loads and exports of master data, one engine for every importable resource.
 
 pub mod admin;
 pub mod auth;
@@ -25,6 +26,7 @@ pub mod db;
 pub mod dependants;
 pub mod durability;
 pub mod idempotency;
+pub mod import;
 mod inline;
 pub mod jobs;
 pub mod list;

@@ -17,7 +17,7 @@ use crate::StoreError;
 const DELETED_WITH_DEPENDANTS: [&str; 2] = ["establishments", "plots"];
 
 /// The row lock a reference to a record of `table` takes.
-fn lock_for(table: &str) -> Option<RowLock> {
+pub(crate) fn lock_for(table: &str) -> Option<RowLock> {
     DELETED_WITH_DEPENDANTS.contains(&table).then_some(RowLock::Share)
 }
 

@@ -39,6 +39,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("migrations/0009_campaign_external_codes.sql"),
     ),
     (10, "reference_data", include_str!("migrations/0010_reference_data.sql")),
+    (
+        11,
+        "master_data_import",
+        include_str!("migrations/0011_master_data_import.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

@@ -2,25 +2,10 @@
 //! texts of the API's writes, so an operator and an integrator read one vocabulary) and a loaded file's summary, in
 //! Spanish, Portuguese and English.
 
-use domain::import::Problem;
+use domain::import::{Counts, Problem};
 use domain::Lang;
 
 use super::refusal::refusal_text;
-
-/// What an import changed, as its summary counts it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Records created.
-    pub created: u64,
-    /// Records whose stored values changed.
-    pub updated: u64,
-    /// Records the file states as they already are.
-    pub unchanged: u64,
-    /// Records deleted.
-    pub deleted: u64,
-    /// Deletions of codes no live record has (already deleted, or never loaded).
-    pub absent: u64,
-}
 
 /// One refused row: where, then why, as the API words a refused write of `resource`.
 pub fn problem_line(resource: &'static str, problem: &Problem, lang: Lang) -> String {

@@ -1,0 +1,265 @@
+//! An import under way: the connection that holds its staging table, the rows staged into it, and the transaction
+//! that checks and writes them (see the module's documentation one level up).
+
+use domain::import::{Counts, Problem, Problems, Row, REPORTED_PROBLEMS};
+use domain::{Refusal, Rule, Violation};
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection as _, Postgres, Sqlite};
+
+use super::sql::{ProblemQuery, Statements, STAGING};
+use super::{ImportResource, Owner};
+use crate::bulk::insert_statements;
+use crate::db::{bind_args, Db, Dialect, Sql};
+use crate::{now_millis, Store, StoreError};
+
+/// A connection of either backend, held for the whole import: its temporary table is its own.
+enum Connection {
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+/// Runs `$body` with `$conn` bound to the held connection of either backend.
+macro_rules! with_connection {
+    ($connection:expr, $conn:ident => $body:expr) => {
+        match $connection {
+            Connection::Sqlite($conn) => $body,
+            Connection::Postgres($conn) => $body,
+        }
+    };
+}
+
+/// Runs a write statement; answers the rows it changed.
+macro_rules! execute {
+    ($executor:expr, $sql:expr) => {{
+        let sql: &Sql = &$sql;
+        bind_args!(sqlx::query(&sql.text), &sql.args)
+            .execute(&mut *$executor)
+            .await?
+            .rows_affected()
+    }};
+}
+
+/// Runs a query; answers its rows as `$row`.
+macro_rules! fetch {
+    ($executor:expr, $row:ty, $sql:expr) => {{
+        let sql: &Sql = &$sql;
+        bind_args!(sqlx::query_as::<_, $row>(&sql.text), &sql.args)
+            .fetch_all(&mut *$executor)
+            .await?
+    }};
+}
+
+/// Runs a check: its first problems, each made by `$problem` from a row of `$row`, and a count of the rest.
+macro_rules! check {
+    ($executor:expr, $problems:expr, $query:expr, $row:ty, $problem:expr) => {{
+        let query: &ProblemQuery = &$query;
+        let rows = fetch!($executor, $row, query.first(REPORTED_PROBLEMS));
+        let named = rows.len();
+        for row in rows {
+            $problems.push($problem(row));
+        }
+        if named == REPORTED_PROBLEMS {
+            let (total,): (i64,) = fetch!($executor, (i64,), query.count()).pop().unwrap_or((0,));
+            $problems.count_more(u64::try_from(total).unwrap_or(0).saturating_sub(named as u64));
+        }
+    }};
+}
+
+/// What became of a file.
+#[derive(Debug)]
+pub enum Outcome {
+    /// It was written: what changed.
+    Loaded(Counts),
+    /// It was refused, and nothing was written: why.
+    Refused(Problems),
+}
+
+/// An import under way.
+pub struct Load {
+    statements: Statements,
+    connection: Connection,
+    /// Rows staged, and how many of them are deletions.
+    staged: u64,
+    deletions: u64,
+}
+
+impl Store {
+    /// Starts an import of `resource` for `owner`: a connection of its own, with an empty staging table.
+    pub async fn begin_import(&self, resource: &'static ImportResource, owner: Owner) -> Result<Load, StoreError> {
+        let dialect = self.dialect();
+        let statements = Statements {
+            resource,
+            owner,
+            dialect,
+        };
+        let create = statements.create_staging();
+        let mut connection = match &self.db {
+            Db::Sqlite { write, .. } => Connection::Sqlite(write.acquire().await?),
+            Db::Postgres { pool, .. } => Connection::Postgres(pool.acquire().await?),
+        };
+        with_connection!(&mut connection, conn => {
+            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}")).execute(&mut **conn).await?;
+            sqlx::raw_sql(&create).execute(&mut **conn).await?;
+        });
+        Ok(Load {
+            statements,
+            connection,
+            staged: 0,
+            deletions: 0,
+        })
+    }
+}
+
+impl Load {
+    /// Stages rows, each with its number in the file. The main tables are not touched, so this takes no lock
+    /// another writer waits for.
+    pub async fn stage(&mut self, rows: Vec<(u64, Row)>) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.staged += rows.len() as u64;
+        self.deletions += rows.iter().filter(|(_, row)| row.deleted).count() as u64;
+        let columns = self.statements.staged_columns();
+        let mut values = Vec::with_capacity(rows.len() * columns.len());
+        for (number, row) in rows {
+            self.statements.row_values(number, row, &mut values);
+        }
+        let head = format!("{STAGING} ({})", columns.join(", "));
+        let queries = insert_statements(self.statements.dialect, &head, columns.len(), values);
+        with_connection!(&mut self.connection, conn => {
+            let mut tx = conn.begin().await?;
+            for sql in queries {
+                execute!(tx, sql);
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// How many rows are staged.
+    pub fn staged(&self) -> u64 {
+        self.staged
+    }
+
+    /// Checks the staged rows against the database and, when neither they nor the `problems` the caller found
+    /// while reading the file have any, writes them, in one transaction. `present` says which fields the file has
+    /// a column for: the others keep their stored values.
+    pub async fn finish(
+        mut self,
+        store: &Store,
+        present: &[bool],
+        mut problems: Problems,
+    ) -> Result<Outcome, StoreError> {
+        let statements = &self.statements;
+        let dialect = statements.dialect;
+        let resource = statements.resource;
+        let dependants = store.dependants().await?.of(resource.table).to_vec();
+        let now = now_millis();
+        let begin = match dialect {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        };
+        let outcome = with_connection!(&mut self.connection, conn => {
+            sqlx::raw_sql(&statements.index_staging()).execute(&mut **conn).await?;
+            if dialect == Dialect::Postgres {
+                sqlx::raw_sql(&format!("ANALYZE {STAGING}")).execute(&mut **conn).await?;
+            }
+            let mut tx = conn.begin_with(begin).await?;
+            if dialect == Dialect::Postgres {
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(statements.owner.lock_key(resource))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            check!(tx, problems, statements.repeated_codes(), (i64, i64, String), |(row, other, code): (i64, i64, String)| {
+                let rule = Rule::RepeatedInFile { code, row: u64::try_from(other).unwrap_or(0) };
+                Problem::invalid(row_number(row), vec![Violation::new(domain::import::EXTERNAL_CODE, rule)])
+            });
+            for (index, column) in resource.columns.iter().enumerate() {
+                let Some(target) = column.target else { continue };
+                if let Some(lock) = statements.lock_references(index, column, target) {
+                    fetch!(tx, (i64,), lock);
+                }
+                let query = statements.unknown_references(index, column, target);
+                check!(tx, problems, query, (i64, Option<i64>, Option<String>, Option<i64>), |found| {
+                    unknown_reference(&column.field.columns(), found)
+                });
+            }
+            if let Some(lock) = statements.lock_deletions() {
+                fetch!(tx, (i64,), lock);
+            }
+            for dependant in &dependants {
+                check!(tx, problems, statements.dependants(dependant), (i64, i64), |(row, count): (i64, i64)| Problem {
+                    row: row_number(row),
+                    refusal: Refusal::HasDependants { resource: dependant.table, count },
+                });
+            }
+            if !problems.is_empty() {
+                tx.rollback().await?;
+                Outcome::Refused(problems)
+            } else {
+                let (existing,): (i64,) = fetch!(tx, (i64,), statements.existing()).pop().unwrap_or((0,));
+                let existing = u64::try_from(existing).unwrap_or(0);
+                let mut changed = 0;
+                match statements.self_reference() {
+                    None => changed += execute!(tx, statements.upsert(present, now, None)),
+                    Some(index) => {
+                        // A record the file names as another's parent is written in a round before that other.
+                        let mut pass = 1;
+                        while execute!(tx, statements.next_pass(index, pass)) > 0 {
+                            changed += execute!(tx, statements.upsert(present, now, Some(pass)));
+                            pass += 1;
+                        }
+                        check!(tx, problems, statements.unplaced(index), (i64, Option<String>), |(row, code): (i64, Option<String>)| {
+                            let path = column_path(&resource.columns[index].field.columns(), 1);
+                            Problem::invalid(row_number(row), vec![Violation::new(path, Rule::UnknownCode(code.unwrap_or_default()))])
+                        });
+                    }
+                }
+                let deleted = execute!(tx, statements.delete(now));
+                if problems.is_empty() {
+                    tx.commit().await?;
+                    let created = (self.staged - self.deletions).saturating_sub(existing);
+                    let updated = changed.saturating_sub(created);
+                    Outcome::Loaded(Counts {
+                        created,
+                        updated,
+                        unchanged: existing.saturating_sub(updated),
+                        deleted,
+                        absent: self.deletions.saturating_sub(deleted),
+                    })
+                } else {
+                    tx.rollback().await?;
+                    Outcome::Refused(problems)
+                }
+            }
+        });
+        with_connection!(&mut self.connection, conn => {
+            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}")).execute(&mut **conn).await?;
+        });
+        Ok(outcome)
+    }
+}
+
+/// A row number as the database returns it.
+fn row_number(row: i64) -> u64 {
+    u64::try_from(row).unwrap_or(0)
+}
+
+/// A reference's column: its id's (`0`) or its key's (`1`).
+fn column_path(columns: &[String], which: usize) -> String {
+    columns.get(which).cloned().unwrap_or_default()
+}
+
+/// The problem of a row whose reference names no record it may, or an id and a code of two records.
+fn unknown_reference(
+    columns: &[String],
+    (row, id, code, found): (i64, Option<i64>, Option<String>, Option<i64>),
+) -> Problem {
+    let violation = match (id, code, found) {
+        (Some(id), Some(code), Some(_)) => Violation::new(column_path(columns, 0), Rule::Mismatch { id, code }),
+        (_, Some(code), _) => Violation::new(column_path(columns, 1), Rule::UnknownCode(code)),
+        (id, None, _) => Violation::new(column_path(columns, 0), Rule::Unknown(id.unwrap_or_default())),
+    };
+    Problem::invalid(row_number(row), vec![violation])
+}

@@ -1,0 +1,565 @@
+//! The statements of an import, made from a resource's declaration: the staging table and its rows, the checks that
+//! find a file's problems, the upsert and the deletions. Pure text and bound values, so they are tested here.
+//!
+//! Staged columns: `row_number`, `external_code`, `deleted`, then per field `v{i}` (a reference: `v{i}_id` and
+//! `v{i}_code`, resolved when it is written), and `pass`, the round of a resource that refers to itself (tags).
+
+use domain::import::{Key, Kind, Row, Value};
+
+use super::{Column, ImportResource, Owner, Ownership, Target, TargetOwner};
+use crate::db::{Arg, Dialect, Sql};
+use crate::dependants::Dependant;
+
+/// The staging table: temporary, private to the import's connection.
+pub(super) const STAGING: &str = "import_staging";
+
+/// Statements of one import of `resource` for `owner`.
+pub(super) struct Statements {
+    pub resource: &'static ImportResource,
+    pub owner: Owner,
+    pub dialect: Dialect,
+}
+
+/// A check's query: rows of `row_number` and what the problem is, which are read a page at a time and counted.
+pub(super) struct ProblemQuery(Sql);
+
+impl ProblemQuery {
+    /// The first `limit` problems, by row.
+    pub fn first(&self, limit: usize) -> Sql {
+        self.wrap("SELECT * FROM (", &format!(") p ORDER BY row_number LIMIT {limit}"))
+    }
+
+    /// How many problems there are.
+    pub fn count(&self) -> Sql {
+        self.wrap("SELECT COUNT(*) FROM (", ") p")
+    }
+
+    fn wrap(&self, before: &str, after: &str) -> Sql {
+        Sql {
+            text: format!("{before}{}{after}", self.0.text),
+            args: self.0.args.clone(),
+        }
+    }
+}
+
+fn staged_type(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Text | Kind::OneOf(_) | Kind::Date | Kind::Reference(_) => "TEXT",
+        Kind::Hectares | Kind::ObjectiveYield => "DOUBLE PRECISION",
+        // Flags are staged as 1, 0 or NULL, since a bound NULL has no boolean type on SQLite's side.
+        Kind::Year | Kind::Flag => "BIGINT",
+    }
+}
+
+fn key_column(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Reference(Key::ReferenceKey) => "reference_key",
+        _ => "external_code",
+    }
+}
+
+impl Statements {
+    fn references(&self) -> impl Iterator<Item = (usize, &'static Column, Target)> {
+        self.resource
+            .columns
+            .iter()
+            .enumerate()
+            .filter_map(|(index, column)| column.target.map(|target| (index, column, target)))
+    }
+
+    /// The field that names records of the resource's own table (a tag's parent), if one does.
+    pub fn self_reference(&self) -> Option<usize> {
+        self.references()
+            .find(|(_, _, target)| target.table == self.resource.table)
+            .map(|(index, _, _)| index)
+    }
+
+    /// `{alias}.society_id = ?` (or `country`): the records of the resource's owner.
+    pub(super) fn own_records(&self, alias: &str, sql: &mut Sql) {
+        match &self.owner {
+            Owner::Society { id, .. } => sql.push(&format!("{alias}.society_id = ")).arg(Arg::Int(*id)),
+            Owner::Country(country) => sql.push(&format!("{alias}.country = ")).arg(Arg::Text(country.clone())),
+        };
+    }
+
+    /// The records of `target` the owner may refer to.
+    fn may_name(&self, alias: &str, target: Target, sql: &mut Sql) {
+        match (target.owner, &self.owner) {
+            (TargetOwner::Society, Owner::Society { id, .. }) => {
+                sql.push(&format!("{alias}.society_id = ")).arg(Arg::Int(*id));
+            }
+            (TargetOwner::Country, owner) => {
+                sql.push(&format!("{alias}.country = "))
+                    .arg(Arg::Text(owner.country().to_owned()));
+            }
+            // A catalogue's record names no society's, which the resources' declarations never ask for.
+            (TargetOwner::Society, Owner::Country(_)) => {
+                sql.push("1 = 0");
+            }
+            (TargetOwner::Global, _) => {
+                sql.push("1 = 1");
+            }
+        }
+    }
+
+    /// `(SELECT t.id FROM …)`: the live record of `target` whose key is the staged code of field `index`.
+    fn by_code(&self, index: usize, column: &Column, target: Target, sql: &mut Sql) {
+        sql.push(&format!("(SELECT r.id FROM {} r WHERE ", target.table));
+        self.may_name("r", target, sql);
+        sql.push(&format!(
+            " AND r.{} = s.v{index}_code AND r.deleted_at IS NULL)",
+            key_column(column.field.kind)
+        ));
+    }
+
+    /// Makes the staging table.
+    pub fn create_staging(&self) -> String {
+        let mut columns = vec![
+            "row_number BIGINT NOT NULL".to_owned(),
+            "external_code TEXT NOT NULL".to_owned(),
+            "deleted BOOLEAN NOT NULL".to_owned(),
+        ];
+        for (index, column) in self.resource.columns.iter().enumerate() {
+            match column.field.kind {
+                Kind::Reference(_) => {
+                    columns.push(format!("v{index}_id BIGINT"));
+                    columns.push(format!("v{index}_code TEXT"));
+                }
+                kind => columns.push(format!("v{index} {}", staged_type(kind))),
+            }
+        }
+        columns.push("pass BIGINT".to_owned());
+        format!("CREATE TEMP TABLE {STAGING} ({})", columns.join(", "))
+    }
+
+    /// The staged columns a row fills, in [`Statements::row_values`]' order.
+    pub fn staged_columns(&self) -> Vec<String> {
+        let mut columns = vec![
+            "row_number".to_owned(),
+            "external_code".to_owned(),
+            "deleted".to_owned(),
+        ];
+        for (index, column) in self.resource.columns.iter().enumerate() {
+            match column.field.kind {
+                Kind::Reference(_) => {
+                    columns.push(format!("v{index}_id"));
+                    columns.push(format!("v{index}_code"));
+                }
+                _ => columns.push(format!("v{index}")),
+            }
+        }
+        columns
+    }
+
+    /// A staged row's values.
+    pub fn row_values(&self, row_number: u64, row: Row, out: &mut Vec<Arg>) {
+        out.push(Arg::Int(i64::try_from(row_number).unwrap_or(i64::MAX)));
+        out.push(Arg::Text(row.external_code));
+        out.push(Arg::Bool(row.deleted));
+        for (column, value) in self.resource.columns.iter().zip(row.values) {
+            match (column.field.kind, value) {
+                (Kind::Reference(_), Value::Reference { id, code }) => {
+                    out.push(Arg::OptionalInt(id));
+                    out.push(Arg::OptionalText(code));
+                }
+                (Kind::Reference(_), _) => {
+                    out.push(Arg::OptionalInt(None));
+                    out.push(Arg::OptionalText(None));
+                }
+                (_, Value::Text(text)) => out.push(Arg::OptionalText(Some(text))),
+                (_, Value::Number(number)) => out.push(Arg::OptionalFloat(Some(number))),
+                (_, Value::Integer(whole)) => out.push(Arg::OptionalInt(Some(whole))),
+                (_, Value::Bool(flag)) => out.push(Arg::OptionalInt(Some(i64::from(flag)))),
+                (kind, Value::Null | Value::Reference { .. }) => out.push(match staged_type(kind) {
+                    "TEXT" => Arg::OptionalText(None),
+                    "DOUBLE PRECISION" => Arg::OptionalFloat(None),
+                    _ => Arg::OptionalInt(None),
+                }),
+            }
+        }
+    }
+
+    /// Indexes the staged codes, once every row is staged.
+    pub fn index_staging(&self) -> String {
+        format!("CREATE INDEX {STAGING}_code ON {STAGING} (external_code)")
+    }
+
+    /// Rows whose `external_code` another row has: `(row_number, other row, code)`.
+    pub fn repeated_codes(&self) -> ProblemQuery {
+        ProblemQuery(Sql {
+            text: format!(
+                "SELECT s.row_number AS row_number, (SELECT MIN(o.row_number) FROM {STAGING} o \
+                 WHERE o.external_code = s.external_code AND o.row_number <> s.row_number) AS other, \
+                 s.external_code AS code FROM {STAGING} s WHERE s.external_code IN \
+                 (SELECT external_code FROM {STAGING} GROUP BY external_code HAVING COUNT(*) > 1)"
+            ),
+            args: Vec::new(),
+        })
+    }
+
+    /// On PostgreSQL, locks to share the live records of `target` that rows of field `index` name, where deleting
+    /// them waits for dependants (as the API's writes lock them; see `crate::lookups`).
+    pub fn lock_references(&self, index: usize, column: &Column, target: Target) -> Option<Sql> {
+        let lock = crate::lookups::lock_for(target.table).map(|lock| self.dialect.lock_rows(lock))?;
+        if lock.is_empty() {
+            return None;
+        }
+        let mut sql = Sql::default();
+        sql.push(&format!("SELECT r.id FROM {} r WHERE ", target.table));
+        self.may_name("r", target, &mut sql);
+        let key = key_column(column.field.kind);
+        sql.push(&format!(
+            " AND r.deleted_at IS NULL AND (r.{key} IN (SELECT v{index}_code FROM {STAGING} WHERE NOT deleted) \
+             OR r.id IN (SELECT v{index}_id FROM {STAGING} WHERE NOT deleted)){lock}"
+        ));
+        Some(sql)
+    }
+
+    /// Rows whose reference of field `index` names no live record the owner may name, or an id and a code of two
+    /// records: `(row_number, id, code, found)`, `found` being the record the code (else the id) names. A record of
+    /// the resource itself may also be a row of the file, unless the file deletes it.
+    pub fn unknown_references(&self, index: usize, column: &Column, target: Target) -> ProblemQuery {
+        let mut sql = Sql::default();
+        sql.push(&format!(
+            "SELECT row_number, id, code, found FROM (SELECT s.row_number AS row_number, s.v{index}_id AS id, \
+             s.v{index}_code AS code, CASE WHEN s.v{index}_code IS NULL THEN (SELECT r.id FROM {} r WHERE ",
+            target.table
+        ));
+        self.may_name("r", target, &mut sql);
+        sql.push(&format!(" AND r.id = s.v{index}_id AND r.deleted_at IS NULL) ELSE "));
+        self.by_code(index, column, target, &mut sql);
+        sql.push(" END AS found");
+        if self.self_reference() == Some(index) {
+            sql.push(&format!(
+                ", EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND NOT o.deleted) \
+                 AS in_file, EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND o.deleted) \
+                 AS deleted_here"
+            ));
+        }
+        sql.push(&format!(
+            " FROM {STAGING} s WHERE NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) \
+             r WHERE "
+        ));
+        if self.self_reference() == Some(index) {
+            sql.push("(found IS NULL AND NOT in_file) OR deleted_here OR ");
+        } else {
+            sql.push("found IS NULL OR ");
+        }
+        sql.push("(id IS NOT NULL AND code IS NOT NULL AND id <> found)");
+        ProblemQuery(sql)
+    }
+
+    /// How many staged upserts match a live record.
+    pub fn existing(&self) -> Sql {
+        let mut sql = Sql::default();
+        sql.push(&format!(
+            "SELECT COUNT(*) FROM {STAGING} s WHERE NOT s.deleted AND EXISTS (SELECT 1 FROM {} t WHERE ",
+            self.resource.table
+        ));
+        self.own_records("t", &mut sql);
+        sql.push(" AND t.external_code = s.external_code AND t.deleted_at IS NULL)");
+        sql
+    }
+
+    fn owner_column(&self) -> &'static str {
+        match self.resource.ownership {
+            Ownership::Society => "society_id",
+            Ownership::Country => "country",
+        }
+    }
+
+    /// Creates the staged rows' records or updates the ones whose values differ (only the fields `present` in the
+    /// file), all stamped `now`; only the rows of round `pass` when the resource refers to itself.
+    pub fn upsert(&self, present: &[bool], now: i64, pass: Option<i64>) -> Sql {
+        let table = self.resource.table;
+        let owner_column = self.owner_column();
+        let written: Vec<(usize, &Column)> = self
+            .resource
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| present.get(*index).copied().unwrap_or(false))
+            .collect();
+        let mut sql = Sql::default();
+        sql.push(&format!("INSERT INTO {table} ({owner_column}, external_code"));
+        for (_, column) in &written {
+            sql.push(", ").push(column.column);
+        }
+        sql.push(", created_at, updated_at) SELECT ");
+        match &self.owner {
+            Owner::Society { id, .. } => sql.arg(Arg::Int(*id)),
+            Owner::Country(country) => sql.arg(Arg::Text(country.clone())),
+        };
+        sql.push(", s.external_code");
+        for (index, column) in &written {
+            sql.push(", ");
+            let value = match (column.field.kind, column.target) {
+                (Kind::Reference(_), Some(target)) => {
+                    sql.push(&format!("CASE WHEN s.v{index}_code IS NULL THEN s.v{index}_id ELSE "));
+                    self.by_code(*index, column, target, &mut sql);
+                    sql.push(" END");
+                    continue;
+                }
+                (Kind::Flag, _) => format!("(s.v{index} = 1)"),
+                _ => format!("s.v{index}"),
+            };
+            match column.empty {
+                Some(empty) => sql.push(&format!("COALESCE({value}, {empty})")),
+                None => sql.push(&value),
+            };
+        }
+        sql.push(", ").arg(Arg::Int(now)).push(", ").arg(Arg::Int(now));
+        sql.push(&format!(" FROM {STAGING} s WHERE NOT s.deleted"));
+        if let Some(pass) = pass {
+            sql.push(" AND s.pass = ").arg(Arg::Int(pass));
+        }
+        sql.push(&format!(
+            " ORDER BY s.row_number ON CONFLICT ({owner_column}, external_code) WHERE deleted_at IS NULL DO UPDATE SET "
+        ));
+        for (_, column) in &written {
+            sql.push(&format!("{0} = excluded.{0}, ", column.column));
+        }
+        sql.push("updated_at = excluded.updated_at WHERE ");
+        for (position, (_, column)) in written.iter().enumerate() {
+            if position > 0 {
+                sql.push(" OR ");
+            }
+            sql.push(&format!("{table}.{0} IS DISTINCT FROM excluded.{0}", column.column));
+        }
+        if written.is_empty() {
+            sql.push("1 = 0");
+        }
+        sql
+    }
+
+    /// Puts into round `pass` the rows of a resource that refers to itself whose referenced record now exists (or
+    /// who refer to none): a parent is written in a round before its children.
+    pub fn next_pass(&self, index: usize, pass: i64) -> Sql {
+        let mut sql = Sql::default();
+        sql.push(&format!("UPDATE {STAGING} SET pass = "))
+            .arg(Arg::Int(pass))
+            .push(&format!(
+                " WHERE NOT deleted AND pass IS NULL AND (v{index}_code IS NULL OR EXISTS (SELECT 1 FROM {} t WHERE ",
+                self.resource.table
+            ));
+        self.own_records("t", &mut sql);
+        sql.push(&format!(
+            " AND t.external_code = {STAGING}.v{index}_code AND t.deleted_at IS NULL))"
+        ));
+        sql
+    }
+
+    /// Rows of a resource that refers to itself left without a round: their references go round in a circle.
+    pub fn unplaced(&self, index: usize) -> ProblemQuery {
+        ProblemQuery(Sql {
+            text: format!(
+                "SELECT s.row_number AS row_number, s.v{index}_code AS code FROM {STAGING} s \
+                 WHERE NOT s.deleted AND s.pass IS NULL"
+            ),
+            args: Vec::new(),
+        })
+    }
+
+    /// On PostgreSQL, locks the live records the file deletes, so no write makes them a dependant meanwhile.
+    pub fn lock_deletions(&self) -> Option<Sql> {
+        let lock = self.dialect.lock_rows(crate::db::RowLock::Update);
+        if lock.is_empty() {
+            return None;
+        }
+        let mut sql = Sql::default();
+        sql.push(&format!("SELECT t.id FROM {} t WHERE ", self.resource.table));
+        self.own_records("t", &mut sql);
+        sql.push(&format!(
+            " AND t.deleted_at IS NULL AND t.external_code IN (SELECT external_code FROM {STAGING} WHERE deleted){lock}"
+        ));
+        Some(sql)
+    }
+
+    /// Deletions of records that `dependant` records still name, live: `(row_number, count)`. A dependant of the
+    /// resource itself that the file deletes too does not count.
+    pub fn dependants(&self, dependant: &Dependant) -> ProblemQuery {
+        let table = self.resource.table;
+        let mut sql = Sql::default();
+        sql.push(&format!(
+            "SELECT s.row_number AS row_number, COUNT(*) AS count FROM {STAGING} s JOIN {table} t ON "
+        ));
+        self.own_records("t", &mut sql);
+        sql.push(&format!(
+            " AND t.external_code = s.external_code AND t.deleted_at IS NULL JOIN {} d ON d.{} = t.id \
+             AND d.deleted_at IS NULL",
+            dependant.table, dependant.column
+        ));
+        if self.resource.ownership == Ownership::Society {
+            sql.push(" AND d.society_id = t.society_id");
+        }
+        if dependant.table == table {
+            sql.push(&format!(
+                " AND NOT EXISTS (SELECT 1 FROM {STAGING} o WHERE o.deleted AND o.external_code = d.external_code)"
+            ));
+        }
+        sql.push(" WHERE s.deleted GROUP BY s.row_number");
+        ProblemQuery(sql)
+    }
+
+    /// Deletes the live records the file marks deleted, stamped `now`.
+    pub fn delete(&self, now: i64) -> Sql {
+        let mut sql = Sql::default();
+        sql.push(&format!("UPDATE {} SET deleted_at = ", self.resource.table))
+            .arg(Arg::Int(now))
+            .push(", updated_at = ")
+            .arg(Arg::Int(now))
+            .push(" WHERE ");
+        self.own_records(self.resource.table, &mut sql);
+        sql.push(&format!(
+            " AND deleted_at IS NULL AND external_code IN (SELECT external_code FROM {STAGING} WHERE deleted)"
+        ));
+        sql
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::resource;
+
+    fn society() -> Owner {
+        Owner::Society {
+            id: 7,
+            country: "PY".into(),
+        }
+    }
+
+    #[test]
+    fn the_upsert_writes_the_present_fields_and_updates_only_what_differs() {
+        let owner = society();
+        let plots = Statements {
+            resource: resource("plots").expect("plots"),
+            owner: owner.clone(),
+            dialect: Dialect::Sqlite,
+        };
+        let sql = plots.upsert(&[true, true, true, false], 99, None);
+        assert!(sql.text.starts_with(
+            "INSERT INTO plots (society_id, external_code, establishment_id, name, area, created_at, updated_at) SELECT $1, \
+             s.external_code, CASE WHEN s.v0_code IS NULL THEN s.v0_id ELSE (SELECT r.id FROM establishments r WHERE \
+             r.society_id = $2 AND r.external_code = s.v0_code AND r.deleted_at IS NULL) END, s.v1, s.v2, $3, $4 FROM"
+        ), "{}", sql.text);
+        assert!(
+            sql.text.contains(
+                "ON CONFLICT (society_id, external_code) WHERE deleted_at IS NULL DO UPDATE SET establishment_id = \
+             excluded.establishment_id, name = excluded.name, area = excluded.area, updated_at = excluded.updated_at \
+             WHERE plots.establishment_id IS DISTINCT FROM excluded.establishment_id OR"
+            ),
+            "{}",
+            sql.text
+        );
+        assert!(!sql.text.contains("active"), "a column the file lacks is left as it is");
+        assert_eq!(sql.args, [Arg::Int(7), Arg::Int(7), Arg::Int(99), Arg::Int(99)]);
+    }
+
+    #[test]
+    fn references_name_the_owners_records_and_catalogues_their_countrys() {
+        let owner = society();
+        let masters = Statements {
+            resource: resource("master_campaigns").expect("master campaigns"),
+            owner: owner.clone(),
+            dialect: Dialect::Postgres,
+        };
+        let cycle = &masters.resource.columns[3];
+        let query = masters.unknown_references(3, cycle, cycle.target.expect("a reference"));
+        let first = query.first(200);
+        assert!(
+            first
+                .text
+                .contains("FROM master_campaign_cycles r WHERE r.country = $1"),
+            "{}",
+            first.text
+        );
+        assert!(first.text.ends_with("ORDER BY row_number LIMIT 200"));
+        assert_eq!(first.args, [Arg::Text("PY".into()), Arg::Text("PY".into())]);
+        let species = &masters.resource.columns[1];
+        let query = masters.unknown_references(1, species, species.target.expect("a reference"));
+        assert!(query.count().text.contains("r.reference_key = s.v1_code"));
+        assert!(masters
+            .lock_references(3, cycle, cycle.target.expect("a reference"))
+            .is_none());
+    }
+
+    #[test]
+    fn records_that_dependants_name_are_locked_on_postgres_only() {
+        let owner = society();
+        for (dialect, locked) in [(Dialect::Sqlite, false), (Dialect::Postgres, true)] {
+            let plots = Statements {
+                resource: resource("plots").expect("plots"),
+                owner: owner.clone(),
+                dialect,
+            };
+            let establishment = &plots.resource.columns[0];
+            let lock = plots.lock_references(0, establishment, establishment.target.expect("a reference"));
+            assert_eq!(lock.is_some_and(|sql| sql.text.ends_with("FOR SHARE")), locked);
+            assert_eq!(plots.lock_deletions().is_some(), locked);
+        }
+    }
+
+    #[test]
+    fn a_resource_that_names_itself_is_written_in_rounds() {
+        let owner = society();
+        let tags = Statements {
+            resource: resource("tags").expect("tags"),
+            owner: owner.clone(),
+            dialect: Dialect::Sqlite,
+        };
+        assert_eq!(tags.self_reference(), Some(0));
+        assert!(tags
+            .upsert(&[true, true, false], 1, Some(2))
+            .text
+            .contains("AND s.pass = $"));
+        let parent = &tags.resource.columns[0];
+        let unknown = tags
+            .unknown_references(0, parent, parent.target.expect("a reference"))
+            .first(10);
+        assert!(unknown.text.contains("NOT in_file"), "{}", unknown.text);
+        assert!(tags
+            .next_pass(0, 1)
+            .text
+            .starts_with("UPDATE import_staging SET pass = $1"));
+        let dependant = Dependant {
+            table: "tags",
+            column: "parent_id",
+        };
+        assert!(tags
+            .dependants(&dependant)
+            .first(5)
+            .text
+            .contains("o.deleted AND o.external_code = d.external_code"));
+    }
+
+    #[test]
+    fn a_staged_row_has_a_value_per_staged_column() {
+        let owner = Owner::Country("PY".into());
+        let formulateds = Statements {
+            resource: resource("formulateds").expect("formulateds"),
+            owner: owner.clone(),
+            dialect: Dialect::Sqlite,
+        };
+        let row = Row {
+            external_code: "SENAVE-1".into(),
+            deleted: false,
+            values: vec![
+                Value::Text("Glifosato".into()),
+                Value::Text("Glifosato 48%".into()),
+                Value::Reference {
+                    id: None,
+                    code: Some("formulation.sl".into()),
+                },
+                Value::Null,
+                Value::Bool(false),
+            ],
+        };
+        let mut values = Vec::new();
+        formulateds.row_values(3, row, &mut values);
+        assert_eq!(values.len(), formulateds.staged_columns().len());
+        assert_eq!(values.last(), Some(&Arg::OptionalInt(Some(0))));
+        assert!(formulateds.create_staging().contains("v2_code TEXT"));
+        assert!(formulateds.delete(5).text.contains("formulateds.country = $3"));
+    }
+}
