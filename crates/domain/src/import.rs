@@ -147,8 +147,9 @@ pub struct Row {
 }
 
 impl Header {
-    /// Maps `names` onto `fields`. `complete` headers (a CSV file's) must name every required field; a JSON line's
-    /// keys need not, and a missing required value is then refused with its row.
+    /// Maps `names` onto `fields`. `complete` headers (a CSV file's) must name every required field, unless they have a
+    /// `deleted` column (a file of deletions needs nothing else); a JSON line's keys need not. A missing required
+    /// value is then refused with its row.
     pub fn new(fields: &[Field], names: &[&str], complete: bool, decimal_comma: bool) -> Result<Self, Vec<Violation>> {
         let mut violations = Vec::new();
         let mut slots = Vec::with_capacity(names.len());
@@ -173,10 +174,10 @@ impl Header {
                 None => violations.push(Violation::new(name, Rule::UnknownColumn(accepted(fields)))),
             }
         }
-        if complete {
-            if !slots.contains(&Slot::ExternalCode) {
-                violations.push(Violation::new(EXTERNAL_CODE, Rule::MissingColumn));
-            }
+        if complete && !slots.contains(&Slot::ExternalCode) {
+            violations.push(Violation::new(EXTERNAL_CODE, Rule::MissingColumn));
+        }
+        if complete && !slots.contains(&Slot::Deleted) {
             for (index, field) in fields.iter().enumerate().filter(|(_, field)| field.required) {
                 let given = slots
                     .iter()
@@ -213,9 +214,10 @@ impl Header {
         present
     }
 
-    /// Reads a row's cells, one per column in header order, and checks it: every violation found, in column order.
-    /// A deletion needs only its `external_code`; its other cells are not read.
-    pub fn read(&self, cells: &[Cell<'_>]) -> Result<Row, Vec<Violation>> {
+    /// Reads a row's cells, one per column in header order, and checks it: the row as read (a value that breaks a
+    /// rule is `Null`), and every violation found, in column order. A deletion needs only its `external_code`; its
+    /// other cells are not read. A refused row is still worth its code: another row may repeat it.
+    pub fn read(&self, cells: &[Cell<'_>]) -> (Row, Vec<Violation>) {
         let mut violations = Vec::new();
         let cell_of = |wanted: Slot| {
             self.slots
@@ -263,15 +265,12 @@ impl Header {
                 };
             }
         }
-        if violations.is_empty() {
-            Ok(Row {
-                external_code,
-                deleted,
-                values,
-            })
-        } else {
-            Err(violations)
-        }
+        let row = Row {
+            external_code,
+            deleted,
+            values,
+        };
+        (row, violations)
     }
 
     fn reference(&self, field: &Field, id: Cell<'_>, code: Cell<'_>, violations: &mut Vec<Violation>) -> Value {
@@ -562,9 +561,8 @@ mod tests {
     #[test]
     fn a_row_is_read_normalised_and_checked_with_the_api_rules() {
         let header = header(&["external_code", "establishment_id", "name", "area", "active"], false);
-        let row = header
-            .read(&texts(&[" P-1 ", "7", " Lote 1 ", "12.345", "sí"]))
-            .expect("a valid row");
+        let (row, violations) = header.read(&texts(&[" P-1 ", "7", " Lote 1 ", "12.345", "sí"]));
+        assert!(violations.is_empty(), "{violations:?}");
         assert_eq!(row.external_code, "P-1");
         assert_eq!(
             row.values,
@@ -578,9 +576,7 @@ mod tests {
                 Value::Bool(true),
             ]
         );
-        let refused = header
-            .read(&texts(&["", "x", " ", "0", "maybe"]))
-            .expect_err("a bad row");
+        let (_, refused) = header.read(&texts(&["", "x", " ", "0", "maybe"]));
         let found: Vec<_> = refused.iter().map(|v| (v.path.as_str(), v.rule.clone())).collect();
         assert_eq!(
             found,
@@ -617,7 +613,7 @@ mod tests {
             ("", "-2"),
             ("Lote", "2000000"),
         ] {
-            let imported = header.read(&texts(&["P-1", "1", name, area])).err().unwrap_or_default();
+            let (_, imported) = header.read(&texts(&["P-1", "1", name, area]));
             let command = NewPlot {
                 name: name.into(),
                 establishment_id: 1,
@@ -669,13 +665,11 @@ mod tests {
     fn a_deletion_needs_only_its_code() {
         let header = header(&["external_code", "establishment_id", "name", "area", "deleted"], false);
         for word in ["true", "1", "sí", "sim", "yes", "SI"] {
-            let row = header.read(&texts(&["P-1", "", "", "", word])).expect("a deletion");
-            assert!(row.deleted, "{word}");
+            let (row, violations) = header.read(&texts(&["P-1", "", "", "", word]));
+            assert!(row.deleted && violations.is_empty(), "{word}");
         }
-        assert!(
-            header.read(&texts(&["P-1", "", "", "", "no"])).is_err(),
-            "not a deletion, so incomplete"
-        );
+        let (row, violations) = header.read(&texts(&["P-1", "", "", "", "no"]));
+        assert!(!row.deleted && !violations.is_empty(), "not a deletion, so incomplete");
     }
 
     #[test]
@@ -693,8 +687,8 @@ mod tests {
             },
         ];
         let header = Header::new(&machine, &["external_code", "kind", "year"], true, false).expect("header");
-        assert!(header.read(&texts(&["M-1", "Planter", "2019"])).is_ok());
-        let refused = header.read(&texts(&["M-1", "tractor", "19"])).expect_err("bad values");
+        assert!(header.read(&texts(&["M-1", "Planter", "2019"])).1.is_empty());
+        let (_, refused) = header.read(&texts(&["M-1", "tractor", "19"]));
         assert_eq!(refused[0].rule, Rule::NotOneOf("sprayer, planter"));
         assert!(matches!(refused[1].rule, Rule::OutOfRange { .. }));
     }

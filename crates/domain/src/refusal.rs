@@ -86,8 +86,17 @@ pub enum Rule {
         /// The other row.
         row: u64,
     },
-    /// A row of an imported file that cannot be read (wrong number of cells, not a JSON object); the reader's words.
+    /// A row of an imported file that cannot be read; the reader's words.
     Malformed(String),
+    /// A CSV row with another number of cells than its header has columns.
+    Cells {
+        /// Cells in the row.
+        found: usize,
+        /// Columns in the header.
+        expected: usize,
+    },
+    /// A JSONL line that is JSON but not an object.
+    NotAnObject,
     /// An imported file with nothing in it, not even a header.
     EmptyFile,
     /// Bytes that are not text in the file's encoding; the encoding.

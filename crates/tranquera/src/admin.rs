@@ -1,5 +1,11 @@
 //! `tranquera admin`: what operators create outside the API. Passwords come from `TRANQUERA_PASSWORD` or standard
 //! input, never from a flag (flags end up in shell history and process lists).
+//!
+//! Bulk loads and exports of master data live in [`import`] and [`export`], reading files through [`files`].
+
+mod export;
+mod files;
+mod import;
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -37,6 +43,10 @@ enum AdminCommand {
     /// The reference catalogues this release ships (species, units, products, cycles, …).
     #[command(subcommand)]
     Reference(ReferenceCommand),
+    /// Load a file of master data (CSV or JSONL) into a society, or a country's catalogue: whole, or nothing.
+    Import(import::ImportArgs),
+    /// Write a resource's records in the format `import` reads.
+    Export(export::ExportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -97,6 +107,12 @@ enum UserCommand {
         /// A role; repeat for several. `api_integrated` lets the account use the API.
         #[arg(long = "role")]
         roles: Vec<String>,
+    },
+    /// List accounts: id, society, email, name, roles, active. Never a password hash or a token.
+    List {
+        /// Only this society's accounts.
+        #[arg(long)]
+        society: Option<i64>,
     },
     /// Replace an account's roles.
     Roles {
@@ -204,6 +220,24 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
             };
             println!("{}", admin.create_user(&user).await?);
         }
+        AdminCommand::User(UserCommand::List { society }) => {
+            for user in admin.users(society).await? {
+                let name = [Some(user.name.as_str()), user.lastname.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    user.id,
+                    user.society_id,
+                    user.email,
+                    name,
+                    user.roles,
+                    if user.active { "active" } else { "inactive" }
+                );
+            }
+        }
         AdminCommand::User(UserCommand::Roles { email, roles }) => {
             admin.set_roles(&email, &roles).await?;
             println!("roles of {email}: {}", roles.join(", "));
@@ -235,6 +269,12 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
             println!("{}", admin.create_api_key(society, &label).await?);
         }
         AdminCommand::Reference(command) => reference(&store, command).await?,
+        AdminCommand::Import(args) => {
+            let outcome = import::run(&store, args).await;
+            store.close().await;
+            return outcome;
+        }
+        AdminCommand::Export(args) => export::run(&store, args).await?,
     }
     store.close().await;
     Ok(())

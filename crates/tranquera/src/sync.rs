@@ -19,7 +19,7 @@
 
 mod export;
 mod mirror;
-mod progress;
+pub(crate) mod progress;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal as _;

@@ -300,6 +300,18 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::Malformed(detail), Lang::Es) => format!("la fila no se puede leer: {detail}"),
         (Rule::Malformed(detail), Lang::Pt) => format!("a linha não pode ser lida: {detail}"),
         (Rule::Malformed(detail), Lang::En) => format!("the row cannot be read: {detail}"),
+        (Rule::Cells { found, expected }, Lang::Es) => {
+            format!("la fila tiene {found} celdas y el encabezado {expected} columnas")
+        }
+        (Rule::Cells { found, expected }, Lang::Pt) => {
+            format!("a linha tem {found} células e o cabeçalho {expected} colunas")
+        }
+        (Rule::Cells { found, expected }, Lang::En) => {
+            format!("the row has {found} cells and the header {expected} columns")
+        }
+        (Rule::NotAnObject, Lang::Es) => "la línea no es un objeto JSON".to_owned(),
+        (Rule::NotAnObject, Lang::Pt) => "a linha não é um objeto JSON".to_owned(),
+        (Rule::NotAnObject, Lang::En) => "the line is not a JSON object".to_owned(),
         (Rule::EmptyFile, Lang::Es) => "el archivo está vacío (0 bytes)".to_owned(),
         (Rule::EmptyFile, Lang::Pt) => "o arquivo está vazio (0 bytes)".to_owned(),
         (Rule::EmptyFile, Lang::En) => "the file is empty (0 bytes)".to_owned(),

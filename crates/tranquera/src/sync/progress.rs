@@ -31,6 +31,11 @@ impl Reporter {
 
     /// Starts reporting on one resource.
     pub fn start(&self, resource: &str, mode: &str) -> Task {
+        self.start_as("sync", resource, mode)
+    }
+
+    /// Starts reporting on one resource, for a command other than `sync` (its plain lines begin with `verb`).
+    pub fn start_as(&self, verb: &'static str, resource: &str, mode: &str) -> Task {
         let bar = match self {
             Reporter::Bars(multi) => {
                 let bar = multi.add(ProgressBar::new(0));
@@ -56,6 +61,7 @@ impl Reporter {
             _ => None,
         };
         Task {
+            verb,
             lines: matches!(self, Reporter::Lines),
             resource: resource.to_owned(),
             mode: mode.to_owned(),
@@ -80,6 +86,7 @@ impl Reporter {
 
 /// The progress of one resource.
 pub struct Task {
+    verb: &'static str,
     lines: bool,
     resource: String,
     mode: String,
@@ -108,8 +115,8 @@ impl Task {
         }
         if self.lines {
             println!(
-                "sync {}: page {}, {}/{} items",
-                self.resource, self.pages, self.items, self.total
+                "{} {}: page {}, {}/{} items",
+                self.verb, self.resource, self.pages, self.items, self.total
             );
         }
     }
@@ -120,7 +127,7 @@ impl Task {
             bar.finish_with_message(format!("{}, {} pages, {summary}", self.mode, self.pages));
         }
         if self.lines {
-            println!("sync {}: done, {summary}", self.resource);
+            println!("{} {}: done, {summary}", self.verb, self.resource);
         }
     }
 
