@@ -280,9 +280,9 @@ impl Admin<'_> {
             return Err(AdminError::Invalid("the farmer's name must not be blank".into()));
         }
         let now = now_millis();
-        let id: i64 = with_writer!(&self.store.db, pool => {
-            let mut tx = pool.begin_write().await?;
-            let id: i64 = sqlx::query_scalar(
+        let external_code = domain::master_data::optional_text(farmer.external_code.as_deref());
+        let inserted: Result<i64, sqlx::Error> = with_writer!(&self.store.db, pool => {
+            sqlx::query_scalar(
                 "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
                  phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
             )
@@ -291,15 +291,26 @@ impl Admin<'_> {
             .bind(farmer.lastname.as_deref())
             .bind(farmer.cuit.as_deref())
             .bind(farmer.observations.as_deref())
-            .bind(farmer.external_code.as_deref())
+            .bind(external_code)
             .bind(farmer.email.as_deref())
             .bind(farmer.phone_number.as_deref())
             .bind(now)
-            .fetch_one(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            id
+            .fetch_one(pool)
+            .await
         });
+        let id = match inserted {
+            Ok(id) => id,
+            Err(error) => {
+                let holder = self
+                    .store
+                    .taken_code(error, "farmers", society_id, external_code, None)
+                    .await?;
+                return Err(AdminError::Invalid(format!(
+                    "farmer {holder} of society {society_id} already has external code {:?}",
+                    external_code.unwrap_or_default()
+                )));
+            }
+        };
         Ok(id)
     }
 

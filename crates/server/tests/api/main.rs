@@ -7,6 +7,7 @@ mod applicator_writes;
 mod auth;
 mod bodies;
 mod establishments;
+mod external_codes;
 mod farmers;
 mod field;
 mod field_writes;

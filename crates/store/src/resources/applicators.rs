@@ -37,7 +37,7 @@ impl Store {
             &command.external_code,
         ]
         .map(|text| optional_text(text.as_deref()));
-        let written: Result<i64, Refusal> = with_writer!(&self.db, pool => {
+        let written: Result<Result<i64, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
             let unknown: Vec<Violation> = command
@@ -48,8 +48,8 @@ impl Store {
                 .map(|(index, machine)| Violation::new(format!("machines[{index}]"), Rule::Unknown(*machine)))
                 .collect();
             let target = match (unknown.is_empty(), id) {
-                (false, _) => Err(Refusal::Invalid(unknown)),
-                (true, None) => Ok(sqlx::query_scalar::<_, i64>(
+                (false, _) => Ok(Err(Refusal::Invalid(unknown))),
+                (true, None) => sqlx::query_scalar::<_, i64>(
                     "INSERT INTO applicators (society_id, name, address, phone_number, email, external_code, active, \
                      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
                 )
@@ -62,9 +62,9 @@ impl Store {
                 .bind(command.active)
                 .bind(now)
                 .fetch_one(&mut *tx)
-                .await?),
-                (true, Some(id)) => {
-                    let updated = sqlx::query(
+                .await
+                .map(Ok),
+                (true, Some(id)) => sqlx::query(
                         "UPDATE applicators SET name = $3, address = $4, phone_number = $5, email = $6, external_code = $7, \
                          active = $8, updated_at = $9 WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
                     )
@@ -78,12 +78,10 @@ impl Store {
                     .bind(command.active)
                     .bind(now)
                     .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                    if updated == 1 { Ok(id) } else { Err(Refusal::NotFound) }
-                }
+                    .await
+                    .map(|done| if done.rows_affected() == 1 { Ok(id) } else { Err(Refusal::NotFound) }),
             };
-            if let Ok(applicator) = target {
+            if let Ok(Ok(applicator)) = target {
                 sqlx::query("DELETE FROM applicator_machines WHERE society_id = $1 AND applicator_id = $2")
                     .bind(society_id)
                     .bind(applicator)
@@ -108,6 +106,13 @@ impl Store {
             }
             target
         });
+        let written = match written {
+            Ok(written) => written,
+            Err(error) => Err(Refusal::DuplicateExternalCode(
+                self.taken_code(error, "applicators", society_id, external_code, id)
+                    .await?,
+            )),
+        };
         self.written::<Applicators>(scope, written).await
     }
 }

@@ -72,28 +72,41 @@ impl Store {
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
         let farmer = lookups.live("farmers", Owner::Society(society_id), [new.farmer_id]);
-        let row: Result<EstablishmentRow, Refusal> = with_writer!(&self.db, pool => {
+        let external_code = optional_text(new.external_code.as_deref());
+        let written: Result<Result<EstablishmentRow, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
             if let Some(refusal) = unknown(&found, farmer, "farmer_id", new.farmer_id) {
-                Err(refusal)
+                Ok(Err(refusal))
             } else {
-                let row: EstablishmentRow = sqlx::query_as(&format!(
+                let inserted = sqlx::query_as(&format!(
                     "INSERT INTO establishments (society_id, farmer_id, name, external_code, active, created_at, \
                      updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING {COLUMNS}"
                 ))
                 .bind(society_id)
                 .bind(new.farmer_id)
                 .bind(new.name.trim())
-                .bind(optional_text(new.external_code.as_deref()))
+                .bind(external_code)
                 .bind(new.active)
                 .bind(now)
                 .fetch_one(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                Ok(row)
+                .await;
+                match inserted {
+                    Ok(row) => {
+                        tx.commit().await?;
+                        Ok(Ok(row))
+                    }
+                    Err(error) => Err(error),
+                }
             }
         });
+        let row = match written {
+            Ok(row) => row,
+            Err(error) => Err(Refusal::DuplicateExternalCode(
+                self.taken_code(error, "establishments", society_id, external_code, None)
+                    .await?,
+            )),
+        };
         Ok(row.map(|row| Establishments::render(row, &scope.render())))
     }
 }

@@ -14,7 +14,7 @@ pub mod work_orders;
 
 use domain::{Refusal, Rule, Violation};
 
-use crate::db::{with_writer, BeginWrite, RowLock};
+use crate::db::{with_reader, with_writer, BeginWrite, RowLock};
 use crate::lookups::{Found, Kind};
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
@@ -104,6 +104,41 @@ impl Store {
             Ok(id) => Ok(self.find::<R>(scope, id).await?.ok_or(Refusal::NotFound)),
             Err(refusal) => Ok(Err(refusal)),
         }
+    }
+}
+
+impl Store {
+    /// The record to name when the database refused a write of a record of `table`. A unique violation there means
+    /// another live record of the society holds the external code the write gives (migration 11's index, which holds
+    /// also when two writes race): the write is refused naming that record. Anything else is a failure.
+    pub(crate) async fn taken_code(
+        &self,
+        error: sqlx::Error,
+        table: &'static str,
+        society_id: i64,
+        code: Option<&str>,
+        except: Option<i64>,
+    ) -> Result<i64, StoreError> {
+        let unique = error
+            .as_database_error()
+            .is_some_and(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
+        if let (true, Some(code)) = (unique, code) {
+            let holder: Option<i64> = with_reader!(&self.db, pool => {
+                sqlx::query_scalar(&format!(
+                    "SELECT id FROM {table} WHERE society_id = $1 AND external_code = $2 AND deleted_at IS NULL \
+                     AND id <> $3"
+                ))
+                .bind(society_id)
+                .bind(code)
+                .bind(except.unwrap_or(0))
+                .fetch_optional(pool)
+                .await?
+            });
+            if let Some(holder) = holder {
+                return Ok(holder);
+            }
+        }
+        Err(error.into())
     }
 }
 

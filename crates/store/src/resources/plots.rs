@@ -49,13 +49,14 @@ impl Store {
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
         let establishment = lookups.live("establishments", Owner::Society(society_id), [new.establishment_id]);
-        let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
+        let external_code = optional_text(new.external_code.as_deref());
+        let written: Result<Result<i64, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
             if let Some(refusal) = unknown(&found, establishment, "establishment_id", new.establishment_id) {
-                Err(refusal)
+                Ok(Err(refusal))
             } else {
-                let id: i64 = sqlx::query_scalar(
+                let inserted = sqlx::query_scalar(
                     "INSERT INTO plots (society_id, establishment_id, name, area, external_code, created_by, active, \
                      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
                 )
@@ -63,16 +64,27 @@ impl Store {
                 .bind(new.establishment_id)
                 .bind(new.name.trim())
                 .bind(domain::round_hectares(new.area))
-                .bind(optional_text(new.external_code.as_deref()))
+                .bind(external_code)
                 .bind(user_id)
                 .bind(new.active)
                 .bind(now)
                 .fetch_one(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                Ok(id)
+                .await;
+                match inserted {
+                    Ok(id) => {
+                        tx.commit().await?;
+                        Ok(Ok(id))
+                    }
+                    Err(error) => Err(error),
+                }
             }
         });
+        let created = match written {
+            Ok(created) => created,
+            Err(error) => Err(Refusal::DuplicateExternalCode(
+                self.taken_code(error, "plots", society_id, external_code, None).await?,
+            )),
+        };
         self.written::<PlotsV3>(scope, created).await
     }
 }
