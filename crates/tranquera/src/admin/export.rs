@@ -50,7 +50,7 @@ pub async fn run(store: &Store, args: ExportArgs) -> Result<(), Failure> {
         Format::Csv => {
             let mut csv = csv::Writer::from_writer(out);
             csv.write_record(&columns)?;
-            Sink::Csv(csv)
+            Sink::Csv(Box::new(csv))
         }
         Format::Jsonl => Sink::Jsonl(std::io::BufWriter::new(out)),
     };
@@ -95,7 +95,7 @@ pub async fn run(store: &Store, args: ExportArgs) -> Result<(), Failure> {
 
 /// Where records are written, in their format.
 enum Sink {
-    Csv(csv::Writer<Box<dyn Write>>),
+    Csv(Box<csv::Writer<Box<dyn Write>>>),
     Jsonl(std::io::BufWriter<Box<dyn Write>>),
 }
 
