@@ -102,16 +102,6 @@ impl Statements {
         }
     }
 
-    /// `(SELECT t.id FROM …)`: the live record of `target` whose key is the staged code of field `index`.
-    fn by_code(&self, index: usize, column: &Column, target: Target, sql: &mut Sql) {
-        sql.push(&format!("(SELECT r.id FROM {} r WHERE ", target.table));
-        self.may_name("r", target, sql);
-        sql.push(&format!(
-            " AND r.{} = s.v{index}_code AND r.deleted_at IS NULL)",
-            key_column(column.field.kind)
-        ));
-    }
-
     /// Makes the staging table.
     pub fn create_staging(&self) -> String {
         let mut columns = vec![
@@ -219,16 +209,13 @@ impl Statements {
     /// records: `(row_number, id, code, found)`, `found` being the record the code (else the id) names. A record of
     /// the resource itself may also be a row of the file, unless the file deletes it.
     pub fn unknown_references(&self, index: usize, column: &Column, target: Target) -> ProblemQuery {
+        // Joins rather than a look-up a row: on a large file the database hashes the named records once.
+        let key = key_column(column.field.kind);
         let mut sql = Sql::default();
         sql.push(&format!(
             "SELECT row_number, id, code, found FROM (SELECT s.row_number AS row_number, s.v{index}_id AS id, \
-             s.v{index}_code AS code, CASE WHEN s.v{index}_code IS NULL THEN (SELECT r.id FROM {} r WHERE ",
-            target.table
+             s.v{index}_code AS code, CASE WHEN s.v{index}_code IS NULL THEN by_id.id ELSE by_code.id END AS found"
         ));
-        self.may_name("r", target, &mut sql);
-        sql.push(&format!(" AND r.id = s.v{index}_id AND r.deleted_at IS NULL) ELSE "));
-        self.by_code(index, column, target, &mut sql);
-        sql.push(" END AS found");
         if self.self_reference() == Some(index) {
             sql.push(&format!(
                 ", EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND NOT o.deleted) \
@@ -236,9 +223,16 @@ impl Statements {
                  AS deleted_here"
             ));
         }
+        sql.push(&format!(" FROM {STAGING} s LEFT JOIN {} by_code ON ", target.table));
+        self.may_name("by_code", target, &mut sql);
         sql.push(&format!(
-            " FROM {STAGING} s WHERE NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) \
-             r WHERE "
+            " AND by_code.{key} = s.v{index}_code AND by_code.deleted_at IS NULL LEFT JOIN {} by_id ON ",
+            target.table
+        ));
+        self.may_name("by_id", target, &mut sql);
+        sql.push(&format!(
+            " AND by_id.id = s.v{index}_id AND by_id.deleted_at IS NULL \
+             WHERE NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) r WHERE "
         ));
         if self.self_reference() == Some(index) {
             sql.push("(found IS NULL AND NOT in_file) OR deleted_here OR ");
@@ -291,28 +285,50 @@ impl Statements {
             Owner::Country(country) => sql.arg(Arg::Text(country.clone())),
         };
         sql.push(", s.external_code");
-        for (index, column) in &written {
-            sql.push(", ");
-            let value = match (column.field.kind, column.target) {
-                (Kind::Reference(_), Some(target)) => {
-                    sql.push(&format!("CASE WHEN s.v{index}_code IS NULL THEN s.v{index}_id ELSE "));
-                    self.by_code(*index, column, target, &mut sql);
-                    sql.push(" END");
-                    continue;
+        let values: Vec<String> = written
+            .iter()
+            .map(|(index, column)| {
+                let value = match column.field.kind {
+                    // The record a code names is joined in (below): on a large file, cheaper than a look-up a row.
+                    Kind::Reference(_) => {
+                        format!("CASE WHEN s.v{index}_code IS NULL THEN s.v{index}_id ELSE r{index}.id END")
+                    }
+                    Kind::Flag => format!("(s.v{index} = 1)"),
+                    _ => format!("s.v{index}"),
+                };
+                match column.empty {
+                    Some(empty) => format!("COALESCE({value}, {empty})"),
+                    None => value,
                 }
-                (Kind::Flag, _) => format!("(s.v{index} = 1)"),
-                _ => format!("s.v{index}"),
-            };
-            match column.empty {
-                Some(empty) => sql.push(&format!("COALESCE({value}, {empty})")),
-                None => sql.push(&value),
-            };
+            })
+            .collect();
+        for value in &values {
+            sql.push(", ").push(value);
         }
         sql.push(", ").arg(Arg::Int(now)).push(", ").arg(Arg::Int(now));
-        sql.push(&format!(" FROM {STAGING} s WHERE NOT s.deleted"));
+        sql.push(&format!(" FROM {STAGING} s"));
+        for (index, column) in &written {
+            if let Some(target) = column.target {
+                sql.push(&format!(" LEFT JOIN {} r{index} ON ", target.table));
+                self.may_name(&format!("r{index}"), target, &mut sql);
+                sql.push(&format!(
+                    " AND r{index}.{} = s.v{index}_code AND r{index}.deleted_at IS NULL",
+                    key_column(column.field.kind)
+                ));
+            }
+        }
+        sql.push(" WHERE NOT s.deleted");
         if let Some(pass) = pass {
             sql.push(" AND s.pass = ").arg(Arg::Int(pass));
         }
+        // A row its record already states is left out: a conflicting row would be locked even if not updated.
+        sql.push(&format!(" AND NOT EXISTS (SELECT 1 FROM {table} t WHERE "));
+        self.own_records("t", &mut sql);
+        sql.push(" AND t.external_code = s.external_code AND t.deleted_at IS NULL");
+        for ((_, column), value) in written.iter().zip(&values) {
+            sql.push(&format!(" AND t.{} IS NOT DISTINCT FROM {value}", column.column));
+        }
+        sql.push(")");
         sql.push(&format!(
             " ORDER BY s.row_number ON CONFLICT ({owner_column}, external_code) WHERE deleted_at IS NULL DO UPDATE SET "
         ));
@@ -440,8 +456,9 @@ mod tests {
         let sql = plots.upsert(&[true, true, true, false], 99, None);
         assert!(sql.text.starts_with(
             "INSERT INTO plots (society_id, external_code, establishment_id, name, area, created_at, updated_at) SELECT $1, \
-             s.external_code, CASE WHEN s.v0_code IS NULL THEN s.v0_id ELSE (SELECT r.id FROM establishments r WHERE \
-             r.society_id = $2 AND r.external_code = s.v0_code AND r.deleted_at IS NULL) END, s.v1, s.v2, $3, $4 FROM"
+             s.external_code, CASE WHEN s.v0_code IS NULL THEN s.v0_id ELSE r0.id END, s.v1, s.v2, $2, $3 FROM \
+             import_staging s LEFT JOIN establishments r0 ON r0.society_id = $4 AND r0.external_code = s.v0_code AND \
+             r0.deleted_at IS NULL WHERE NOT s.deleted AND NOT EXISTS"
         ), "{}", sql.text);
         assert!(
             sql.text.contains(
@@ -453,7 +470,15 @@ mod tests {
             sql.text
         );
         assert!(!sql.text.contains("active"), "a column the file lacks is left as it is");
-        assert_eq!(sql.args, [Arg::Int(7), Arg::Int(7), Arg::Int(99), Arg::Int(99)]);
+        assert!(sql.text.contains(
+            "AND NOT EXISTS (SELECT 1 FROM plots t WHERE t.society_id = $5 AND t.external_code = s.external_code AND \
+             t.deleted_at IS NULL AND t.establishment_id IS NOT DISTINCT FROM CASE WHEN s.v0_code IS NULL THEN s.v0_id \
+             ELSE r0.id END AND t.name IS NOT DISTINCT FROM s.v1 AND t.area IS NOT DISTINCT FROM s.v2)"
+        ), "{}", sql.text);
+        assert_eq!(
+            sql.args,
+            [Arg::Int(7), Arg::Int(99), Arg::Int(99), Arg::Int(7), Arg::Int(7)]
+        );
     }
 
     #[test]
@@ -470,7 +495,7 @@ mod tests {
         assert!(
             first
                 .text
-                .contains("FROM master_campaign_cycles r WHERE r.country = $1"),
+                .contains("LEFT JOIN master_campaign_cycles by_code ON by_code.country = $1"),
             "{}",
             first.text
         );
@@ -478,7 +503,7 @@ mod tests {
         assert_eq!(first.args, [Arg::Text("PY".into()), Arg::Text("PY".into())]);
         let species = &masters.resource.columns[1];
         let query = masters.unknown_references(1, species, species.target.expect("a reference"));
-        assert!(query.count().text.contains("r.reference_key = s.v1_code"));
+        assert!(query.count().text.contains("by_code.reference_key = s.v1_code"));
         assert!(masters
             .lock_references(3, cycle, cycle.target.expect("a reference"))
             .is_none());
