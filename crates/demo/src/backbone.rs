@@ -225,27 +225,6 @@ const PLANTING_TIMES: &[(&str, &str, &str)] = &[
     ("MX", "Riego", "Siembra con riego"),
 ];
 
-/// Master campaigns per country: (country, name, species, planting time, cycle, objective yield t/ha).
-const MASTER_CAMPAIGNS: &[(&str, &str, &str, &str, &str, f64)] = &[
-    ("AR", "Soja 1ra 24/25", "Soja", "Primera", "2024/2025", 3.3),
-    ("AR", "Soja 2da 24/25", "Soja", "Segunda", "2024/2025", 2.4),
-    ("AR", "Maíz temprano 24/25", "Maíz", "Temprana", "2024/2025", 9.5),
-    ("AR", "Maíz tardío 24/25", "Maíz", "Tardía", "2024/2025", 7.8),
-    ("AR", "Girasol 24/25", "Girasol", "Primera", "2024/2025", 2.3),
-    ("AR", "Trigo 2025", "Trigo", "Invierno", "2025/2026", 3.6),
-    ("AR", "Soja 1ra 25/26", "Soja", "Primera", "2025/2026", 3.3),
-    ("AR", "Maíz temprano 25/26", "Maíz", "Temprana", "2025/2026", 9.5),
-    ("BR", "Soja safra 24/25", "Soja", "Safra", "Safra 2024/25", 3.7),
-    ("BR", "Milho safrinha 2025", "Maíz", "Safrinha", "Safrinha 2025", 6.0),
-    ("BR", "Algodão safra 24/25", "Algodón", "Safra", "Safra 2024/25", 4.6),
-    ("BR", "Soja safra 25/26", "Soja", "Safra", "Safra 2025/26", 3.7),
-    ("MX", "Maíz PV 2025 temporal", "Maíz", "Temporal", "PV 2025", 3.2),
-    ("MX", "Maíz OI 2024-2025 riego", "Maíz", "Riego", "OI 2024-2025", 9.8),
-    ("MX", "Sorgo PV 2025", "Sorgo", "Temporal", "PV 2025", 5.2),
-    ("MX", "Frijol PV 2025", "Frijol", "Temporal", "PV 2025", 1.1),
-    ("MX", "Trigo OI 2024-2025", "Trigo", "Riego", "OI 2024-2025", 6.1),
-];
-
 const ACTIVITY_STATUSES: &[(&str, &str)] = &[
     ("Planificada", "Planificada, sin labores iniciadas"),
     ("En curso", "Con labores en ejecución"),

@@ -1,5 +1,6 @@
-//! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
-//! establishments and plots that look like each country's farm businesses. The same options always give the same
+//! Deterministic demo data: a society in each of the platform's eight countries (Argentina, Brazil and Mexico first,
+//! then Paraguay, Bolivia, Colombia, Uruguay and Venezuela), fixed accounts, and farmers with their establishments and
+//! plots that look like each country's farm businesses. The same options always give the same
 //! data, ids included, on either backend.
 //!
 //! Every row is written through the store's bulk loader ([`store::bulk`]): this crate names tables and columns and
@@ -33,7 +34,7 @@ mod rows;
 struct SocietySeed {
     /// The society being seeded.
     pub society_id: i64,
-    /// Its country code (AR, BR, MX).
+    /// Its country code (AR, BR, MX, PY, BO, CO, UY, VE).
     pub country: &'static str,
     /// This society's random seed; a group derives its own from it (e.g. `seed ^ GROUP`), so groups do not depend
     /// on each other's draws.
@@ -95,6 +96,46 @@ pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
         name: "Integración",
         lastname: "ERP",
     },
+    DemoAccount {
+        country: "PY",
+        email: "integrador@agroaltoparana.com.py",
+        password: "AltoParana-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "BO",
+        email: "integrador@cuatrocanadas.com.bo",
+        password: "Canadas-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "CO",
+        email: "integrador@agrollano.com.co",
+        password: "Llano-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "UY",
+        email: "integrador@estanciaslitoral.com.uy",
+        password: "Litoral-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "VE",
+        email: "integrador@llanosportuguesa.com.ve",
+        password: "Portuguesa-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
 ];
 
 /// How much demo data to make.
@@ -102,7 +143,7 @@ pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
 pub struct DemoOptions {
     /// Multiplies every society's farmers (and so everything under them); 1 is the laptop demo.
     pub scale: u32,
-    /// Farmers per society at scale 1.
+    /// Farmers per society at scale 1 (a third of them in the five later countries' societies).
     pub farmers: u32,
     /// The random seed; the same seed gives the same data.
     pub seed: u64,

@@ -12,6 +12,9 @@ use store::Store;
 
 use crate::rows::{int, read, Ids, Table};
 use crate::SocietySeed;
+use countries::COUNTRIES;
+
+mod countries;
 
 /// This group's salt of the society seed ("PLAN"), so its draws do not depend on other groups'.
 const SALT: u64 = 0x504c_414e;
@@ -53,141 +56,6 @@ struct CountryPlanning {
     tags: &'static [TagGroup],
     systems: &'static [System],
 }
-
-const COUNTRIES: &[CountryPlanning] = &[
-    CountryPlanning {
-        code: "AR",
-        tags: &[
-            TagGroup {
-                name: "Zona",
-                values: &[
-                    ("Norte", Status::Live),
-                    ("Sur", Status::Live),
-                    ("Oeste", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Tenencia",
-                values: &[
-                    ("Propio", Status::Live),
-                    ("Arrendado", Status::Live),
-                    ("Aparcería", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Aptitud",
-                values: &[
-                    ("Agrícola", Status::Live),
-                    ("Ganadera", Status::Live),
-                    ("Mixta", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "Tango Gestión",
-                description: "ERP contable y de gestión comercial",
-                code_prefix: "TG-LOTE-",
-            },
-            System {
-                name: "SAP Business One",
-                description: "ERP de la administración central",
-                code_prefix: "SAPB1-",
-            },
-        ],
-    },
-    CountryPlanning {
-        code: "BR",
-        tags: &[
-            TagGroup {
-                name: "Região",
-                values: &[
-                    ("Norte", Status::Live),
-                    ("Sul", Status::Live),
-                    ("Leste", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Posse",
-                values: &[
-                    ("Próprio", Status::Live),
-                    ("Arrendado", Status::Live),
-                    ("Parceria", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Aptidão",
-                values: &[
-                    ("Agrícola", Status::Live),
-                    ("Pecuária", Status::Live),
-                    ("Integração lavoura-pecuária", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "TOTVS Protheus",
-                description: "ERP de gestão agrícola e fiscal",
-                code_prefix: "PRT-TALHAO-",
-            },
-            System {
-                name: "Senior",
-                description: "ERP da controladoria",
-                code_prefix: "SNR-",
-            },
-        ],
-    },
-    CountryPlanning {
-        code: "MX",
-        tags: &[
-            TagGroup {
-                name: "Región",
-                values: &[
-                    ("Bajío Norte", Status::Live),
-                    ("Bajío Sur", Status::Live),
-                    ("Altos", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Tenencia",
-                values: &[
-                    ("Propiedad", Status::Live),
-                    ("Rentada", Status::Live),
-                    ("Ejidal", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Riego",
-                values: &[
-                    ("Temporal", Status::Live),
-                    ("Riego por goteo", Status::Live),
-                    ("Rodado", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "Aspel SAE",
-                description: "Sistema administrativo empresarial",
-                code_prefix: "SAE-PARC-",
-            },
-            System {
-                name: "CONTPAQi",
-                description: "Contabilidad y nómina",
-                code_prefix: "CPQ-",
-            },
-        ],
-    },
-];
 
 /// Seeds the planning group's global catalogues (the backbone seed owns them all).
 pub(crate) async fn global(_store: &Store, _origin: i64) -> Result<(), AdminError> {

@@ -9,9 +9,100 @@ use store::admin::AdminError;
 use store::bulk::Kind;
 use store::{Arg, Store};
 
-use super::{CYCLES, MASTER_CAMPAIGNS};
 use crate::rows::{float, int, opt_int, read, text, Ids, Table};
 use crate::SocietySeed;
+
+/// Master campaigns per country: (country, name, species, planting time, cycle, objective yield t/ha).
+const MASTER_CAMPAIGNS: &[(&str, &str, &str, &str, &str, f64)] = &[
+    ("AR", "Soja 1ra 24/25", "Soja", "Primera", "2024/2025", 3.3),
+    ("AR", "Soja 2da 24/25", "Soja", "Segunda", "2024/2025", 2.4),
+    ("AR", "Maíz temprano 24/25", "Maíz", "Temprana", "2024/2025", 9.5),
+    ("AR", "Maíz tardío 24/25", "Maíz", "Tardía", "2024/2025", 7.8),
+    ("AR", "Girasol 24/25", "Girasol", "Primera", "2024/2025", 2.3),
+    ("AR", "Trigo 2025", "Trigo", "Invierno", "2025/2026", 3.6),
+    ("AR", "Soja 1ra 25/26", "Soja", "Primera", "2025/2026", 3.3),
+    ("AR", "Maíz temprano 25/26", "Maíz", "Temprana", "2025/2026", 9.5),
+    ("BR", "Soja safra 24/25", "Soja", "Safra", "Safra 2024/25", 3.7),
+    ("BR", "Milho safrinha 2025", "Maíz", "Safrinha", "Safrinha 2025", 6.0),
+    ("BR", "Algodão safra 24/25", "Algodón", "Safra", "Safra 2024/25", 4.6),
+    ("BR", "Soja safra 25/26", "Soja", "Safra", "Safra 2025/26", 3.7),
+    ("MX", "Maíz PV 2025 temporal", "Maíz", "Temporal", "PV 2025", 3.2),
+    ("MX", "Maíz OI 2024-2025 riego", "Maíz", "Riego", "OI 2024-2025", 9.8),
+    ("MX", "Sorgo PV 2025", "Sorgo", "Temporal", "PV 2025", 5.2),
+    ("MX", "Frijol PV 2025", "Frijol", "Temporal", "PV 2025", 1.1),
+    ("MX", "Trigo OI 2024-2025", "Trigo", "Riego", "OI 2024-2025", 6.1),
+    ("PY", "Soja zafra 24/25", "Soja", "Zafra", "Zafra 2024/25", 3.0),
+    ("PY", "Maíz zafriña 2025", "Maíz", "Zafriña", "Zafriña 2025", 5.6),
+    ("PY", "Trigo 2025", "Trigo", "Invierno", "Invierno 2025", 2.6),
+    ("PY", "Soja zafra 25/26", "Soja", "Zafra", "Zafra 2025/26", 3.0),
+    ("BO", "Soya verano 2024/2025", "Soja", "Verano", "Verano 2024/2025", 2.5),
+    ("BO", "Soya invierno 2025", "Soja", "Invierno", "Invierno 2025", 1.9),
+    ("BO", "Trigo invierno 2025", "Trigo", "Invierno", "Invierno 2025", 1.7),
+    ("BO", "Soya verano 2025/2026", "Soja", "Verano", "Verano 2025/2026", 2.5),
+    ("CO", "Arroz 2024-B", "Arroz", "Semestre B", "2024-B", 5.8),
+    ("CO", "Maíz tecnificado 2025-A", "Maíz", "Semestre A", "2025-A", 5.6),
+    ("CO", "Soya altillanura 2025-A", "Soja", "Semestre A", "2025-A", 2.6),
+    ("CO", "Arroz 2025-A", "Arroz", "Semestre A", "2025-A", 5.8),
+    (
+        "UY",
+        "Soja 1ra 24/25",
+        "Soja",
+        "Primera",
+        "Cultivos de verano 2024/25",
+        2.6,
+    ),
+    (
+        "UY",
+        "Maíz 1ra 24/25",
+        "Maíz",
+        "Primera",
+        "Cultivos de verano 2024/25",
+        8.0,
+    ),
+    (
+        "UY",
+        "Arroz 24/25",
+        "Arroz",
+        "Primera",
+        "Cultivos de verano 2024/25",
+        9.0,
+    ),
+    (
+        "UY",
+        "Trigo 2025",
+        "Trigo",
+        "Invierno",
+        "Cultivos de invierno 2025",
+        4.0,
+    ),
+    (
+        "UY",
+        "Cebada 2025",
+        "Cebada",
+        "Invierno",
+        "Cultivos de invierno 2025",
+        4.4,
+    ),
+    (
+        "UY",
+        "Soja 2da 25/26",
+        "Soja",
+        "Segunda",
+        "Cultivos de verano 2025/26",
+        2.2,
+    ),
+    (
+        "VE",
+        "Arroz norte-verano 2024-2025",
+        "Arroz",
+        "Norte-verano",
+        "Norte-verano 2024-2025",
+        5.0,
+    ),
+    ("VE", "Maíz invierno 2025", "Maíz", "Invierno", "Invierno 2025", 4.5),
+    ("VE", "Arroz invierno 2025", "Arroz", "Invierno", "Invierno 2025", 4.6),
+    ("VE", "Sorgo invierno 2025", "Sorgo", "Invierno", "Invierno 2025", 2.8),
+];
 
 /// A plot of the society, as its campaigns need it.
 struct PlotRow {
@@ -61,7 +152,16 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     })
     .collect();
     let species = by_name(store, "species", &[]).await?;
-    let cycles = by_name(store, "master_campaign_cycles", &[("country", society.country.into())]).await?;
+    let cycles: HashMap<String, (i64, String)> = read(
+        store,
+        "master_campaign_cycles",
+        &[("id", Kind::Int), ("name", Kind::Text), ("start_date", Kind::Text)],
+        &[("country", society.country.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| (text(row, 1), (int(row, 0), text(row, 2))))
+    .collect();
     let times = by_name(store, "planting_times", &[("country", society.country.into())]).await?;
     let statuses: Vec<i64> = read(store, "activity_statuses", &[("id", Kind::Int)], &[])
         .await?
@@ -95,7 +195,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     );
     let mut plans = Vec::new();
     for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
-        let (Some(species_id), Some(time_id), Some(cycle_id)) =
+        let (Some(species_id), Some(time_id), Some((cycle_id, cycle_start))) =
             (species.get(*species_name), times.get(*time), cycles.get(*cycle))
         else {
             continue;
@@ -111,10 +211,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             created.into(),
             created.into(),
         ]);
-        let cycle_start = CYCLES
-            .iter()
-            .find(|c| c.0 == society.country && c.1 == *cycle)
-            .map_or("2025-01-01", |c| c.2);
         plans.push(Planning {
             id,
             name,
@@ -227,7 +323,8 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     Ok(())
 }
 
-/// A sowing date typical of the cycle: spring sowing in the southern countries, the cycle's start in Mexico.
+/// A sowing date typical of the cycle: spring sowing in Argentina and Brazil, the middle of the cycle's first month
+/// elsewhere.
 fn planting_date(cycle_start: &str, country: &str) -> String {
     let year = cycle_start.get(..4).unwrap_or("2025");
     match country {
