@@ -1,4 +1,6 @@
-//! The countries the platform operates in, and each one's usual time zone.
+//! The countries the platform operates in, and each one's usual time zone and language.
+
+use crate::Lang;
 
 /// A country the platform operates in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,6 +11,8 @@ pub struct Country {
     pub name: &'static str,
     /// The IANA time zone of its main agricultural region, used when a society names none.
     pub time_zone: &'static str,
+    /// The language its people read: a society's messages use it when a request names none.
+    pub language: Lang,
 }
 
 /// Every country the platform operates in.
@@ -17,41 +21,49 @@ pub const COUNTRIES: &[Country] = &[
         code: "AR",
         name: "Argentina",
         time_zone: "America/Argentina/Buenos_Aires",
+        language: Lang::Es,
     },
     Country {
         code: "BR",
         name: "Brasil",
         time_zone: "America/Sao_Paulo",
+        language: Lang::Pt,
     },
     Country {
         code: "PY",
         name: "Paraguay",
         time_zone: "America/Asuncion",
+        language: Lang::Es,
     },
     Country {
         code: "BO",
         name: "Bolivia",
         time_zone: "America/La_Paz",
+        language: Lang::Es,
     },
     Country {
         code: "CO",
         name: "Colombia",
         time_zone: "America/Bogota",
+        language: Lang::Es,
     },
     Country {
         code: "MX",
         name: "México",
         time_zone: "America/Mexico_City",
+        language: Lang::Es,
     },
     Country {
         code: "UY",
         name: "Uruguay",
         time_zone: "America/Montevideo",
+        language: Lang::Es,
     },
     Country {
         code: "VE",
         name: "Venezuela",
         time_zone: "America/Caracas",
+        language: Lang::Es,
     },
 ];
 

@@ -2,6 +2,8 @@
 //! our handlers and of everything around them alike (unknown paths, wrong methods, oversized bodies, panics,
 //! time-outs) — and the one that requires the system-id header.
 
+use std::sync::{Arc, OnceLock};
+
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -17,16 +19,32 @@ use crate::AppState;
 /// The value of the system-id header that identifies the third-party integrator system.
 pub const INTEGRATOR_SYSTEM_ID: &str = "8";
 
-/// Renders error responses as the envelope, in the language `Accept-Language` prefers.
-pub async fn render_errors(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let lang = Lang::negotiate(
-        request
-            .headers()
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok()),
-    );
+/// The language of the caller's society, which authentication fills in: a request without `Accept-Language`
+/// gets its errors in the language of its society's country (Portuguese in Brazil, Spanish elsewhere).
+#[derive(Debug, Clone, Default)]
+pub struct SocietyLanguage(Arc<OnceLock<Lang>>);
+
+impl SocietyLanguage {
+    /// Records the caller's society's country, once its token is known.
+    pub fn learn(&self, country_code: &str) {
+        if let Some(country) = domain::country::country(country_code) {
+            let _ = self.0.set(country.language);
+        }
+    }
+}
+
+/// Renders error responses as the envelope, in the language `Accept-Language` prefers, or else the society's.
+pub async fn render_errors(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let asked = request
+        .headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .map(|value| Lang::negotiate(Some(value)));
+    let society = SocietyLanguage::default();
+    request.extensions_mut().insert(society.clone());
     let path = request.uri().path().to_owned();
     let mut response = next.run(request).await;
+    let lang = asked.unwrap_or_else(|| society.0.get().copied().unwrap_or_default());
     let status = response.status();
     let report = match response.extensions_mut().remove::<ErrorReport>() {
         Some(report) => report,

@@ -17,6 +17,7 @@ use store::{Scope, Snapshot};
 use tower_http::timeout::TimeoutError;
 use utoipa::ToSchema;
 
+use crate::envelope::SocietyLanguage;
 use crate::error::ApiError;
 use crate::i18n::Msg;
 use crate::{AppState, ServerConfig};
@@ -53,11 +54,16 @@ where
             .filter(|token| !token.is_empty())
             .ok_or(ApiError::unauthorized(Msg::InvalidToken))?;
         match state.store.authenticate(token).await? {
-            TokenCheck::Valid(session) => Ok(Caller {
-                scope: session.scope,
-                user_id: session.user_id,
-                snapshot: session.snapshot,
-            }),
+            TokenCheck::Valid(session) => {
+                if let Some(language) = parts.extensions.get::<SocietyLanguage>() {
+                    language.learn(session.scope.country());
+                }
+                Ok(Caller {
+                    scope: session.scope,
+                    user_id: session.user_id,
+                    snapshot: session.snapshot,
+                })
+            }
             TokenCheck::Invalid => Err(ApiError::unauthorized(Msg::InvalidToken)),
             TokenCheck::Forbidden => Err(ApiError::forbidden(Msg::Forbidden)),
         }

@@ -100,7 +100,8 @@ pub struct NewFarmer {
 pub const MIN_PASSWORD_LEN: usize = 8;
 
 impl Admin<'_> {
-    /// Creates a society in one of the platform's countries; the time zone defaults to the country's.
+    /// Creates a society in one of the platform's countries, with the external systems the reference data gives its
+    /// country; the time zone defaults to the country's.
     pub async fn create_society(
         &self,
         legal_name: &str,
@@ -121,9 +122,11 @@ impl Admin<'_> {
                 "unknown time zone {time_zone:?}; use an IANA name"
             )));
         }
+        let systems = crate::reference::external_systems(country.code)?;
         let now = now_millis();
         let id: i64 = with_writer!(&self.store.db, pool => {
-            sqlx::query_scalar(
+            let mut tx = pool.begin_write().await?;
+            let id: i64 = sqlx::query_scalar(
                 "INSERT INTO societies (legal_name, country, time_zone, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $4) RETURNING id",
             )
@@ -131,8 +134,22 @@ impl Admin<'_> {
             .bind(country.code)
             .bind(time_zone)
             .bind(now)
-            .fetch_one(pool)
-            .await?
+            .fetch_one(&mut *tx)
+            .await?;
+            for (name, description) in &systems {
+                sqlx::query(
+                    "INSERT INTO external_systems (society_id, name, description, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $4)",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(description)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            id
         });
         Ok(id)
     }

@@ -20,7 +20,7 @@ use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
 use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect, RowLock};
-use crate::list::society_version;
+use crate::list::{society_version, REFERENCE_VERSION};
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
 /// The role an account needs to use the API.
@@ -261,6 +261,7 @@ struct AccessRow {
     country: String,
     time_zone: String,
     society_version: i64,
+    reference_version: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -483,10 +484,11 @@ impl Store {
         fn access(dialect: Dialect) -> String {
             format!(
                 "SELECT t.user_id, t.expires_at, t.revoked_at, u.roles, u.active, s.country, s.time_zone, \
-                 {} AS society_version \
+                 {} AS society_version, {} AS reference_version \
                  FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
                  WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'",
-                society_version(dialect, "t.society_id")
+                society_version(dialect, "t.society_id"),
+                REFERENCE_VERSION
             )
         }
         static ACCESS_SQLITE: LazyLock<String> = LazyLock::new(|| access(Dialect::Sqlite));
@@ -507,6 +509,7 @@ impl Store {
                             country: row.get(5)?,
                             time_zone: row.get(6)?,
                             society_version: row.get(7)?,
+                            reference_version: row.get(8)?,
                         })
                     })
                     .optional()
@@ -528,7 +531,7 @@ impl Store {
                     TokenCheck::Valid(Session {
                         user_id: row.user_id,
                         scope: Scope::new(society_id, &row.country, &row.time_zone),
-                        snapshot: Snapshot::new(instance, society_id, row.society_version),
+                        snapshot: Snapshot::new(instance, society_id, row.society_version, row.reference_version),
                     })
                 } else {
                     TokenCheck::Forbidden

@@ -32,6 +32,7 @@ mod lookups;
 mod migrate;
 pub mod pages;
 mod pg_point;
+pub mod reference;
 pub mod render;
 pub mod resources;
 
@@ -43,6 +44,15 @@ use thiserror::Error;
 pub use db::{Arg, Dialect, PoolOptions, SqliteSync};
 pub use list::{ListSpec, Resource, Scoping, Snapshot};
 pub use render::Render;
+
+/// What [`Store::migrate`] did.
+#[derive(Debug, Clone)]
+pub struct Migrated {
+    /// Schema migrations applied.
+    pub schema: usize,
+    /// The reference data release applied, when this build's was new to the database.
+    pub reference: Option<reference::ReferenceApplied>,
+}
 
 use db::{with_writer, Db};
 
@@ -190,9 +200,19 @@ impl Store {
         })
     }
 
-    /// Applies pending migrations; returns how many were applied.
-    pub async fn migrate(&self) -> Result<usize, StoreError> {
-        migrate::run(&self.db).await
+    /// Applies pending schema migrations, then the reference data this build ships unless it is applied already.
+    pub async fn migrate(&self) -> Result<Migrated, StoreError> {
+        let schema = migrate::run(&self.db).await?;
+        let reference = self.apply_reference(&reference::ReferenceData::shipped()).await?;
+        Ok(Migrated { schema, reference })
+    }
+
+    /// Applies a release of reference data (see [`reference`]); `None` when that very release was applied before.
+    pub async fn apply_reference(
+        &self,
+        data: &reference::ReferenceData,
+    ) -> Result<Option<reference::ReferenceApplied>, StoreError> {
+        reference::apply(&self.db, data).await
     }
 
     /// The backend's dialect.

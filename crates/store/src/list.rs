@@ -157,15 +157,18 @@ pub struct Snapshot {
     instance: Arc<str>,
     society_id: i64,
     society_version: i64,
+    reference_version: i64,
 }
 
 impl Snapshot {
-    /// The snapshot of society `society_id`, whose counters summed to `society_version` (see [`society_version`]).
-    pub(crate) fn new(instance: Arc<str>, society_id: i64, society_version: i64) -> Self {
+    /// The snapshot of society `society_id`, whose counters summed to `society_version` (see [`society_version`]),
+    /// when the catalogues' counter stood at `reference_version` ([`REFERENCE_VERSION`]).
+    pub(crate) fn new(instance: Arc<str>, society_id: i64, society_version: i64, reference_version: i64) -> Self {
         Self {
             instance,
             society_id,
             society_version,
+            reference_version,
         }
     }
 
@@ -180,15 +183,21 @@ impl Snapshot {
         match scoping {
             // A society's records may join any of its tables, so any change of the society's counts.
             Scoping::Society => format!("{}:{}:{}", self.instance, self.society_id, self.society_version),
-            // Catalogues change only with the schema, which the instance names; the society decides the country
-            // and the time zone of the rendering.
-            Scoping::Global | Scoping::Country => format!("{}:{}", self.instance, self.society_id),
+            // Catalogues change with the reference data (a release, an operator's import or switch), which their own
+            // counter follows; the society decides the country and the time zone of the rendering.
+            Scoping::Global | Scoping::Country => {
+                format!("{}:{}:r{}", self.instance, self.society_id, self.reference_version)
+            }
         }
     }
 }
 
-/// The sum of every change counter of the society whose id is the column `society_id` of the enclosing query, as a
-/// subquery: it moves with every committed write of the society's data. PostgreSQL keeps the sum per slot in
+/// The catalogues' change counter (see migration 10), as a subquery: it moves with every change of reference data.
+pub(crate) const REFERENCE_VERSION: &str = "(SELECT r.version FROM reference_version r WHERE r.id = 1)";
+
+/// The sum of every change counter of the society whose id is the column `society_id` of the enclosing query, plus
+/// the catalogues' counter, as an expression: it moves with every committed write of the society's data and with
+/// every change of the catalogues it reads, so a `syncCheck` made from it tells an integrator to sync either. PostgreSQL keeps the sum per slot in
 /// `society_versions` (see migration 5); SQLite sums its few `table_versions` rows. Only this sum is read on every
 /// request; a list that is not answered from a kept body reads its own table's counter (`Store::table_version`).
 pub(crate) fn society_version(dialect: Dialect, society_id: &str) -> String {
@@ -196,7 +205,10 @@ pub(crate) fn society_version(dialect: Dialect, society_id: &str) -> String {
         Dialect::Sqlite => "table_versions",
         Dialect::Postgres => "society_versions",
     };
-    format!("(SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM {counters} v WHERE v.society_id = {society_id})")
+    format!(
+        "((SELECT CAST(COALESCE(SUM(v.version), 0) AS BIGINT) FROM {counters} v WHERE v.society_id = {society_id}) \
+         + {REFERENCE_VERSION})"
+    )
 }
 
 impl Store {

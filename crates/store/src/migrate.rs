@@ -38,6 +38,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "campaign_external_codes",
         include_str!("migrations/0009_campaign_external_codes.sql"),
     ),
+    (10, "reference_data", include_str!("migrations/0010_reference_data.sql")),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -132,6 +133,37 @@ CREATE TRIGGER device_event_types_referenced_delete AFTER DELETE ON device_event
 CREATE TRIGGER device_event_types_referenced_update AFTER UPDATE ON device_event_types REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();";
 
+/// The function the PostgreSQL triggers of `{track_reference:…}` call (see migration 10): a statement that changed
+/// no row changes no catalogue.
+const POSTGRES_REFERENCE_VERSION: &str =
+    "CREATE FUNCTION bump_reference_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM changed) THEN
+        UPDATE reference_version SET version = version + 1 WHERE id = 1;
+    END IF;
+    RETURN NULL;
+END
+$$;";
+
+/// The triggers that count changes to catalogue `table` in `reference_version`.
+fn track_reference(table: &str, dialect: Dialect) -> String {
+    let mut sql = String::new();
+    for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
+        let name = format!("{table}_reference_{}", event.to_ascii_lowercase());
+        sql.push_str(&match dialect {
+            Dialect::Sqlite => format!(
+                "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN \
+                 UPDATE reference_version SET version = version + 1 WHERE id = 1; END;\n"
+            ),
+            Dialect::Postgres => format!(
+                "CREATE TRIGGER {name} AFTER {event} ON {table} REFERENCING {row} TABLE AS changed \
+                 FOR EACH STATEMENT EXECUTE FUNCTION bump_reference_version();\n"
+            ),
+        });
+    }
+    sql
+}
+
 /// The triggers that count changes to `table` in `table_versions`. PostgreSQL counts once per statement (transition
 /// tables), so a 1,000-row insert costs one upsert; SQLite has only row triggers.
 fn track_versions(table: &str, dialect: Dialect) -> String {
@@ -155,7 +187,7 @@ fn track_versions(table: &str, dialect: Dialect) -> String {
 }
 
 /// Key of the PostgreSQL advisory lock that serialises migrations of several processes starting at once.
-const MIGRATION_LOCK: i64 = 0x7472_616e_7175;
+pub(crate) const MIGRATION_LOCK: i64 = 0x7472_616e_7175;
 
 /// Renders a migration's dialect tokens.
 pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
@@ -181,6 +213,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         ("{track_versions_setup}", POSTGRES_VERSION_FUNCTION),
         ("{postgres_society_versions}", POSTGRES_SOCIETY_VERSIONS),
         ("{postgres_device_event_references}", POSTGRES_DEVICE_EVENT_REFERENCES),
+        ("{postgres_reference_version}", POSTGRES_REFERENCE_VERSION),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",
@@ -191,12 +224,13 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
     rendered
         .lines()
         .map(|line| {
-            match line
-                .strip_prefix("{track_versions:")
-                .and_then(|rest| rest.strip_suffix('}'))
-            {
-                Some(table) => track_versions(table, dialect),
-                None => format!("{line}\n"),
+            let tracked = |prefix: &str| line.strip_prefix(prefix).and_then(|rest| rest.strip_suffix('}'));
+            if let Some(table) = tracked("{track_versions:") {
+                track_versions(table, dialect)
+            } else if let Some(table) = tracked("{track_reference:") {
+                track_reference(table, dialect)
+            } else {
+                format!("{line}\n")
             }
         })
         .collect()

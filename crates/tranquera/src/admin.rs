@@ -34,6 +34,30 @@ enum AdminCommand {
     /// API keys for the optional X-SVC-APIKEY header.
     #[command(subcommand, name = "api-key")]
     ApiKey(ApiKeyCommand),
+    /// The reference catalogues this release ships (species, units, products, cycles, …).
+    #[command(subcommand)]
+    Reference(ReferenceCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ReferenceCommand {
+    /// The releases of reference data applied to this database.
+    Status,
+    /// Turn a catalogue row back on.
+    Activate {
+        /// The catalogue's table, e.g. formulateds or master_campaign_cycles.
+        catalogue: String,
+        /// The row's reference key (e.g. ar.product.roundup-full-ii), or its id.
+        row: String,
+    },
+    /// Turn a catalogue row off without deleting it: it stays listed with `active` false, and later releases leave
+    /// the switch as it is.
+    Deactivate {
+        /// The catalogue's table, e.g. formulateds or master_campaign_cycles.
+        catalogue: String,
+        /// The row's reference key (e.g. ar.product.roundup-full-ii), or its id.
+        row: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -210,8 +234,34 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
         AdminCommand::ApiKey(ApiKeyCommand::Create { society, label }) => {
             println!("{}", admin.create_api_key(society, &label).await?);
         }
+        AdminCommand::Reference(command) => reference(&store, command).await?,
     }
     store.close().await;
+    Ok(())
+}
+
+async fn reference(store: &store::Store, command: ReferenceCommand) -> Result<(), Failure> {
+    let (catalogue, row, active) = match command {
+        ReferenceCommand::Status => {
+            for release in store.reference_releases().await? {
+                let applied = chrono::DateTime::from_timestamp_millis(release.applied_at).unwrap_or_default();
+                println!(
+                    "{}\tapplied {}\t{} added\t{} corrected",
+                    release.version,
+                    applied.to_rfc3339(),
+                    release.added,
+                    release.corrected
+                );
+            }
+            return Ok(());
+        }
+        ReferenceCommand::Activate { catalogue, row } => (catalogue, row, true),
+        ReferenceCommand::Deactivate { catalogue, row } => (catalogue, row, false),
+    };
+    if !store.set_reference_active(&catalogue, &row, active).await? {
+        return Err(format!("{catalogue} has no row {row:?}").into());
+    }
+    println!("{catalogue} {row}: active = {active}");
     Ok(())
 }
 

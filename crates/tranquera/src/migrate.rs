@@ -1,4 +1,5 @@
-//! `tranquera migrate`: applies pending migrations and exits, for deployments that migrate before rolling out.
+//! `tranquera migrate`: applies pending migrations and this release's reference data, and exits, for deployments
+//! that migrate before rolling out.
 
 use clap::Args;
 
@@ -15,8 +16,15 @@ pub struct MigrateArgs {
 pub async fn run(args: MigrateArgs) -> Result<(), Failure> {
     init_logging(false);
     let store = connect(&args.database, None).await?;
-    let applied = store.migrate().await?;
-    println!("{applied} migration(s) applied; the schema is current.");
+    let migrated = store.migrate().await?;
+    println!("{} migration(s) applied; the schema is current.", migrated.schema);
+    match migrated.reference {
+        Some(release) => println!(
+            "Reference data {}: {} row(s) added, {} corrected.",
+            release.version, release.added, release.corrected
+        ),
+        None => println!("Reference data is current."),
+    }
     store.close().await;
     Ok(())
 }

@@ -26,8 +26,13 @@ pub struct ServeArgs {
 pub async fn run(args: ServeArgs) -> Result<(), Failure> {
     init_logging(args.http.log_json);
     let store = connect(&args.database, Some(&args.auth)).await?;
-    let applied = store.migrate().await?;
-    tracing::info!(applied, dialect = ?store.dialect(), "database ready");
+    let migrated = store.migrate().await?;
+    tracing::info!(
+        applied = migrated.schema,
+        reference = migrated.reference.as_ref().map(|release| release.version.as_str()),
+        dialect = ?store.dialect(),
+        "database ready"
+    );
     let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
     tracing::info!(address = %app.local_addr()?, "serving the integration API");
     app.run_until_stopped().await?;

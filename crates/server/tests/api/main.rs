@@ -23,6 +23,7 @@ mod paging;
 mod pipeline;
 mod planning;
 mod plots;
+mod reference_data;
 mod route_isolation;
 mod sdk;
 mod spec_paths;
