@@ -1,16 +1,18 @@
 //! Deterministic demo data: a society in each of the platform's eight countries (Argentina, Brazil and Mexico first,
 //! then Paraguay, Bolivia, Colombia, Uruguay and Venezuela), fixed accounts, and farmers with their establishments and
-//! plots that look like each country's farm businesses. The same options always give the same
-//! data, ids included, on either backend.
+//! plots that look like each country's farm businesses. The same options always give the same data, ids included, on
+//! either backend.
 //!
+//! The catalogues (species, units, cycles, products, voucher types, adversities, …) are not the demo's: `migrate`
+//! loads them from the reference data every deployment ships ([`store::reference`]), and the demo reads their ids.
 //! Every row is written through the store's bulk loader ([`store::bulk`]): this crate names tables and columns and
 //! numbers rows itself (after the largest id a table holds), and holds no SQL. It is also where the benchmark's
 //! large society is made ([`large`]).
 //!
 //! # Layout
 //! - [`people`]: farmers, establishments and plots that look like each country's.
-//! - [`backbone`]: catalogues, master campaigns, campaigns and cultivations.
-//! - [`planning`]: tags and external systems.
+//! - [`backbone`]: master campaigns, campaigns and cultivations.
+//! - [`planning`]: tags, and plots' associations with the external systems.
 //! - [`operations`]: contractors, machines, applicators, warehouses, work orders and jobs.
 //! - [`field`]: scoutings, progress, controls, silobags, weather and devices.
 //! - [`large`]: the benchmark's large society.
@@ -19,7 +21,11 @@
 use chrono::{TimeZone, Utc};
 use store::admin::{AdminError, NewUser};
 use store::auth::API_ROLE;
-use store::Store;
+use store::bulk::Kind;
+use store::{Arg, Store};
+
+/// A day, in milliseconds.
+const DAY: i64 = 24 * 3_600_000;
 
 mod backbone;
 mod field;
@@ -177,8 +183,8 @@ pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
     Ok(!store.admin().societies().await?.is_empty())
 }
 
-/// Seeds the demo data into an empty database: global catalogues first, then each society's people, then each
-/// group's society data, in an order where everything a group refers to already exists.
+/// Seeds the demo data into an empty, migrated database (so the catalogues are there): each society's people, then
+/// each group's society data, in an order where everything a group refers to already exists.
 pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, AdminError> {
     if is_seeded(store).await? {
         return Err(AdminError::Invalid(
@@ -191,10 +197,7 @@ pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, A
         .with_ymd_and_hms(2025, 6, 2, 11, 0, 0)
         .single()
         .map_or(0, |t| t.timestamp_millis());
-    backbone::global(store, origin).await?;
-    planning::global(store, origin).await?;
-    operations::global(store, origin).await?;
-    field::global(store, origin).await?;
+    date_the_catalogues(store, origin - 90 * DAY).await?;
     let mut societies = Vec::new();
     for country in people::COUNTRIES {
         let society_id = store
@@ -246,4 +249,21 @@ pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, A
         field::society(store, society).await?;
     }
     Ok(summary)
+}
+
+/// Dates every catalogue row at `at`. `migrate` stamps the reference data with the moment it loaded it, but in the
+/// demo's story the catalogues predate the history its records are spread over (a record should not refer to a
+/// product created after it), and an integrator's first incremental sync should find nothing new in them.
+async fn date_the_catalogues(store: &Store, at: i64) -> Result<(), AdminError> {
+    for table in store::reference::catalogue_tables() {
+        let dated = store
+            .read_rows(table, &[("id", Kind::Int)], &[])
+            .await?
+            .into_iter()
+            .flat_map(|row| row.into_iter().chain([Arg::from(at), Arg::from(at)]));
+        store
+            .bulk_update(table, &["id"], &["created_at", "updated_at"], dated)
+            .await?;
+    }
+    Ok(())
 }

@@ -1,9 +1,9 @@
-//! Demo data of the operations group: voucher and labour types (global), and per society the contractors, machines
-//! of real brands, applicators with the machines they operate, warehouses, a season of work orders over the
-//! society's campaigns with realistic doses, and a few finished objective-yield jobs.
+//! Demo data of the operations group: per society, the contractors, machines of real brands, applicators with the
+//! machines they operate, warehouses, a season of work orders over the society's campaigns with realistic doses, and
+//! a few finished objective-yield jobs.
 //!
-//! Work orders need the backbone's campaigns and products; a society without them gets no work orders rather than
-//! a failed seed.
+//! Work orders need the backbone's campaigns and the reference data's products, voucher and labour types; a society
+//! without them gets no work orders rather than a failed seed.
 
 use domain::jobs::UPDATE_OBJECTIVE_YIELD;
 use rand::rngs::StdRng;
@@ -23,89 +23,6 @@ mod local;
 mod orders;
 
 const DAY: i64 = 24 * 3_600_000;
-
-/// Labour types of a voucher type: (name, description).
-type LabourTypes = &'static [(&'static str, &'static str)];
-
-/// Voucher types: (code, name), and the labour types each one's orders use.
-const VOUCHERS: &[(&str, &str, LabourTypes)] = &[
-    (
-        "OT",
-        "Orden de trabajo",
-        &[
-            ("Labranza", "Labor de preparación de suelo"),
-            ("Monitoreo", "Recorrida de monitoreo de plagas y malezas"),
-            ("Desmalezado mecánico", ""),
-            ("Rolado", "Rolado de cultivo de cobertura"),
-        ],
-    ),
-    (
-        "OA",
-        "Orden de aplicación",
-        &[
-            (
-                "Pulverización terrestre",
-                "Aplicación con pulverizadora autopropulsada o de arrastre",
-            ),
-            ("Pulverización aérea", "Aplicación con avión o dron"),
-            ("Pulverización selectiva", "Aplicación con sensores de malezas"),
-        ],
-    ),
-    (
-        "OS",
-        "Orden de siembra",
-        &[
-            ("Siembra directa", "Siembra sin remoción de suelo"),
-            ("Siembra convencional", ""),
-        ],
-    ),
-    (
-        "OF",
-        "Orden de fertilización",
-        &[
-            ("Fertilización al voleo", "Distribución de fertilizante sólido"),
-            (
-                "Fertilización incorporada",
-                "Fertilizante incorporado a la línea de siembra",
-            ),
-        ],
-    ),
-    (
-        "OC",
-        "Orden de cosecha",
-        &[
-            ("Cosecha", "Cosecha y trilla de grano"),
-            ("Acarreo de granos", "Traslado de grano a silo bolsa o planta"),
-        ],
-    ),
-];
-
-/// Seeds voucher types and their labour types.
-pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError> {
-    let at = origin - 30 * DAY;
-    let mut voucher_ids = Ids::of(store, "voucher_types").await?;
-    let mut vouchers = Table::new("voucher_types", &["id", "code", "name", "created_at", "updated_at"]);
-    let mut labour_types = Table::new(
-        "labour_types",
-        &["voucher_type_id", "name", "description", "created_at", "updated_at"],
-    );
-    for (code, name, labours) in VOUCHERS {
-        let voucher_id = voucher_ids.next();
-        vouchers.row([voucher_id.into(), (*code).into(), (*name).into(), at.into(), at.into()]);
-        for (labour, description) in *labours {
-            labour_types.row([
-                voucher_id.into(),
-                (*labour).into(),
-                (*description).into(),
-                at.into(),
-                at.into(),
-            ]);
-        }
-    }
-    vouchers.write(store).await?;
-    labour_types.write(store).await?;
-    Ok(())
-}
 
 /// Machine models: (kind index into [`Local::kinds`], wire kind, brand, model).
 const MODELS: &[(usize, &str, &str, &str)] = &[

@@ -12,96 +12,321 @@ use store::{Arg, Store};
 use crate::rows::{float, int, opt_int, read, text, Ids, Table};
 use crate::SocietySeed;
 
-/// Master campaigns per country: (country, name, species, planting time, cycle, objective yield t/ha).
+/// Master campaigns per country: (country, name, species, planting time, cycle, objective yield t/ha); the
+/// catalogues are named by their reference keys.
 const MASTER_CAMPAIGNS: &[(&str, &str, &str, &str, &str, f64)] = &[
-    ("AR", "Soja 1ra 24/25", "Soja", "Primera", "2024/2025", 3.3),
-    ("AR", "Soja 2da 24/25", "Soja", "Segunda", "2024/2025", 2.4),
-    ("AR", "Maíz temprano 24/25", "Maíz", "Temprana", "2024/2025", 9.5),
-    ("AR", "Maíz tardío 24/25", "Maíz", "Tardía", "2024/2025", 7.8),
-    ("AR", "Girasol 24/25", "Girasol", "Primera", "2024/2025", 2.3),
-    ("AR", "Trigo 2025", "Trigo", "Invierno", "2025/2026", 3.6),
-    ("AR", "Soja 1ra 25/26", "Soja", "Primera", "2025/2026", 3.3),
-    ("AR", "Maíz temprano 25/26", "Maíz", "Temprana", "2025/2026", 9.5),
-    ("BR", "Soja safra 24/25", "Soja", "Safra", "Safra 2024/25", 3.7),
-    ("BR", "Milho safrinha 2025", "Maíz", "Safrinha", "Safrinha 2025", 6.0),
-    ("BR", "Algodão safra 24/25", "Algodón", "Safra", "Safra 2024/25", 4.6),
-    ("BR", "Soja safra 25/26", "Soja", "Safra", "Safra 2025/26", 3.7),
-    ("MX", "Maíz PV 2025 temporal", "Maíz", "Temporal", "PV 2025", 3.2),
-    ("MX", "Maíz OI 2024-2025 riego", "Maíz", "Riego", "OI 2024-2025", 9.8),
-    ("MX", "Sorgo PV 2025", "Sorgo", "Temporal", "PV 2025", 5.2),
-    ("MX", "Frijol PV 2025", "Frijol", "Temporal", "PV 2025", 1.1),
-    ("MX", "Trigo OI 2024-2025", "Trigo", "Riego", "OI 2024-2025", 6.1),
-    ("PY", "Soja zafra 24/25", "Soja", "Zafra", "Zafra 2024/25", 3.0),
-    ("PY", "Maíz zafriña 2025", "Maíz", "Zafriña", "Zafriña 2025", 5.6),
-    ("PY", "Trigo 2025", "Trigo", "Invierno", "Invierno 2025", 2.6),
-    ("PY", "Soja zafra 25/26", "Soja", "Zafra", "Zafra 2025/26", 3.0),
-    ("BO", "Soya verano 2024/2025", "Soja", "Verano", "Verano 2024/2025", 2.5),
-    ("BO", "Soya invierno 2025", "Soja", "Invierno", "Invierno 2025", 1.9),
-    ("BO", "Trigo invierno 2025", "Trigo", "Invierno", "Invierno 2025", 1.7),
-    ("BO", "Soya verano 2025/2026", "Soja", "Verano", "Verano 2025/2026", 2.5),
-    ("CO", "Arroz 2024-B", "Arroz", "Semestre B", "2024-B", 5.8),
-    ("CO", "Maíz tecnificado 2025-A", "Maíz", "Semestre A", "2025-A", 5.6),
-    ("CO", "Soya altillanura 2025-A", "Soja", "Semestre A", "2025-A", 2.6),
-    ("CO", "Arroz 2025-A", "Arroz", "Semestre A", "2025-A", 5.8),
+    (
+        "AR",
+        "Soja 1ra 24/25",
+        "soja",
+        "ar.planting.primera",
+        "ar.cycle.2024-2025",
+        3.3,
+    ),
+    (
+        "AR",
+        "Soja 2da 24/25",
+        "soja",
+        "ar.planting.segunda",
+        "ar.cycle.2024-2025",
+        2.4,
+    ),
+    (
+        "AR",
+        "Maíz temprano 24/25",
+        "maiz",
+        "ar.planting.temprana",
+        "ar.cycle.2024-2025",
+        9.5,
+    ),
+    (
+        "AR",
+        "Maíz tardío 24/25",
+        "maiz",
+        "ar.planting.tardia",
+        "ar.cycle.2024-2025",
+        7.8,
+    ),
+    (
+        "AR",
+        "Girasol 24/25",
+        "girasol",
+        "ar.planting.primera",
+        "ar.cycle.2024-2025",
+        2.3,
+    ),
+    (
+        "AR",
+        "Trigo 2025",
+        "trigo",
+        "ar.planting.invierno",
+        "ar.cycle.2025-2026",
+        3.6,
+    ),
+    (
+        "AR",
+        "Soja 1ra 25/26",
+        "soja",
+        "ar.planting.primera",
+        "ar.cycle.2025-2026",
+        3.3,
+    ),
+    (
+        "AR",
+        "Maíz temprano 25/26",
+        "maiz",
+        "ar.planting.temprana",
+        "ar.cycle.2025-2026",
+        9.5,
+    ),
+    (
+        "BR",
+        "Soja safra 24/25",
+        "soja",
+        "br.planting.safra",
+        "br.cycle.safra-2024-25",
+        3.7,
+    ),
+    (
+        "BR",
+        "Milho safrinha 2025",
+        "maiz",
+        "br.planting.safrinha",
+        "br.cycle.safrinha-2025",
+        6.0,
+    ),
+    (
+        "BR",
+        "Algodão safra 24/25",
+        "algodon",
+        "br.planting.safra",
+        "br.cycle.safra-2024-25",
+        4.6,
+    ),
+    (
+        "BR",
+        "Soja safra 25/26",
+        "soja",
+        "br.planting.safra",
+        "br.cycle.safra-2025-26",
+        3.7,
+    ),
+    (
+        "MX",
+        "Maíz PV 2025 temporal",
+        "maiz",
+        "mx.planting.temporal",
+        "mx.cycle.pv-2025",
+        3.2,
+    ),
+    (
+        "MX",
+        "Maíz OI 2024-2025 riego",
+        "maiz",
+        "mx.planting.riego",
+        "mx.cycle.oi-2024-2025",
+        9.8,
+    ),
+    (
+        "MX",
+        "Sorgo PV 2025",
+        "sorgo",
+        "mx.planting.temporal",
+        "mx.cycle.pv-2025",
+        5.2,
+    ),
+    (
+        "MX",
+        "Frijol PV 2025",
+        "frijol",
+        "mx.planting.temporal",
+        "mx.cycle.pv-2025",
+        1.1,
+    ),
+    (
+        "MX",
+        "Trigo OI 2024-2025",
+        "trigo",
+        "mx.planting.riego",
+        "mx.cycle.oi-2024-2025",
+        6.1,
+    ),
+    (
+        "PY",
+        "Soja zafra 24/25",
+        "soja",
+        "py.planting.zafra",
+        "py.cycle.zafra-2024-25",
+        3.0,
+    ),
+    (
+        "PY",
+        "Maíz zafriña 2025",
+        "maiz",
+        "py.planting.zafrina",
+        "py.cycle.zafrina-2025",
+        5.6,
+    ),
+    (
+        "PY",
+        "Trigo 2025",
+        "trigo",
+        "py.planting.invierno",
+        "py.cycle.invierno-2025",
+        2.6,
+    ),
+    (
+        "PY",
+        "Soja zafra 25/26",
+        "soja",
+        "py.planting.zafra",
+        "py.cycle.zafra-2025-26",
+        3.0,
+    ),
+    (
+        "BO",
+        "Soya verano 2024/2025",
+        "soja",
+        "bo.planting.verano",
+        "bo.cycle.verano-2024-2025",
+        2.5,
+    ),
+    (
+        "BO",
+        "Soya invierno 2025",
+        "soja",
+        "bo.planting.invierno",
+        "bo.cycle.invierno-2025",
+        1.9,
+    ),
+    (
+        "BO",
+        "Trigo invierno 2025",
+        "trigo",
+        "bo.planting.invierno",
+        "bo.cycle.invierno-2025",
+        1.7,
+    ),
+    (
+        "BO",
+        "Soya verano 2025/2026",
+        "soja",
+        "bo.planting.verano",
+        "bo.cycle.verano-2025-2026",
+        2.5,
+    ),
+    (
+        "CO",
+        "Arroz 2024-B",
+        "arroz",
+        "co.planting.semestre-b",
+        "co.cycle.2024-b",
+        5.8,
+    ),
+    (
+        "CO",
+        "Maíz tecnificado 2025-A",
+        "maiz",
+        "co.planting.semestre-a",
+        "co.cycle.2025-a",
+        5.6,
+    ),
+    (
+        "CO",
+        "Soya altillanura 2025-A",
+        "soja",
+        "co.planting.semestre-a",
+        "co.cycle.2025-a",
+        2.6,
+    ),
+    (
+        "CO",
+        "Arroz 2025-A",
+        "arroz",
+        "co.planting.semestre-a",
+        "co.cycle.2025-a",
+        5.8,
+    ),
     (
         "UY",
         "Soja 1ra 24/25",
-        "Soja",
-        "Primera",
-        "Cultivos de verano 2024/25",
+        "soja",
+        "uy.planting.primera",
+        "uy.cycle.verano-2024-25",
         2.6,
     ),
     (
         "UY",
         "Maíz 1ra 24/25",
-        "Maíz",
-        "Primera",
-        "Cultivos de verano 2024/25",
+        "maiz",
+        "uy.planting.primera",
+        "uy.cycle.verano-2024-25",
         8.0,
     ),
     (
         "UY",
         "Arroz 24/25",
-        "Arroz",
-        "Primera",
-        "Cultivos de verano 2024/25",
+        "arroz",
+        "uy.planting.primera",
+        "uy.cycle.verano-2024-25",
         9.0,
     ),
     (
         "UY",
         "Trigo 2025",
-        "Trigo",
-        "Invierno",
-        "Cultivos de invierno 2025",
+        "trigo",
+        "uy.planting.invierno",
+        "uy.cycle.invierno-2025",
         4.0,
     ),
     (
         "UY",
         "Cebada 2025",
-        "Cebada",
-        "Invierno",
-        "Cultivos de invierno 2025",
+        "cebada",
+        "uy.planting.invierno",
+        "uy.cycle.invierno-2025",
         4.4,
     ),
     (
         "UY",
         "Soja 2da 25/26",
-        "Soja",
-        "Segunda",
-        "Cultivos de verano 2025/26",
+        "soja",
+        "uy.planting.segunda",
+        "uy.cycle.verano-2025-26",
         2.2,
     ),
     (
         "VE",
         "Arroz norte-verano 2024-2025",
-        "Arroz",
-        "Norte-verano",
-        "Norte-verano 2024-2025",
+        "arroz",
+        "ve.planting.norte-verano",
+        "ve.cycle.norte-verano-2024-2025",
         5.0,
     ),
-    ("VE", "Maíz invierno 2025", "Maíz", "Invierno", "Invierno 2025", 4.5),
-    ("VE", "Arroz invierno 2025", "Arroz", "Invierno", "Invierno 2025", 4.6),
-    ("VE", "Sorgo invierno 2025", "Sorgo", "Invierno", "Invierno 2025", 2.8),
+    (
+        "VE",
+        "Maíz invierno 2025",
+        "maiz",
+        "ve.planting.invierno",
+        "ve.cycle.invierno-2025",
+        4.5,
+    ),
+    (
+        "VE",
+        "Arroz invierno 2025",
+        "arroz",
+        "ve.planting.invierno",
+        "ve.cycle.invierno-2025",
+        4.6,
+    ),
+    (
+        "VE",
+        "Sorgo invierno 2025",
+        "sorgo",
+        "ve.planting.invierno",
+        "ve.cycle.invierno-2025",
+        2.8,
+    ),
 ];
 
 /// A plot of the society, as its campaigns need it.
@@ -111,8 +336,8 @@ struct PlotRow {
     created_at: i64,
 }
 
-/// Ids by name.
-type ByName = HashMap<String, i64>;
+/// Ids by reference key.
+type ByKey = HashMap<String, i64>;
 
 /// A master campaign of the society and what its campaigns need.
 struct Planning {
@@ -123,9 +348,15 @@ struct Planning {
     planting_date: String,
 }
 
-/// `(id, name)` rows of `table`, by name; `filters` as in [`read`].
-async fn by_name(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<ByName, AdminError> {
-    let rows = read(store, table, &[("id", Kind::Int), ("name", Kind::Text)], filters).await?;
+/// The ids of the shipped rows of `table`, by reference key; `filters` as in [`read`].
+async fn by_key(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<ByKey, AdminError> {
+    let rows = read(
+        store,
+        table,
+        &[("id", Kind::Int), ("reference_key", Kind::Text)],
+        filters,
+    )
+    .await?;
     Ok(rows.iter().map(|row| (text(row, 1), int(row, 0))).collect())
 }
 
@@ -151,18 +382,22 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         created_at: int(row, 2),
     })
     .collect();
-    let species = by_name(store, "species", &[]).await?;
+    let species = by_key(store, "species", &[]).await?;
     let cycles: HashMap<String, (i64, String)> = read(
         store,
         "master_campaign_cycles",
-        &[("id", Kind::Int), ("name", Kind::Text), ("start_date", Kind::Text)],
+        &[
+            ("id", Kind::Int),
+            ("reference_key", Kind::Text),
+            ("start_date", Kind::Text),
+        ],
         &[("country", society.country.into())],
     )
     .await?
     .iter()
     .map(|row| (text(row, 1), (int(row, 0), text(row, 2))))
     .collect();
-    let times = by_name(store, "planting_times", &[("country", society.country.into())]).await?;
+    let times = by_key(store, "planting_times", &[("country", society.country.into())]).await?;
     let statuses: Vec<i64> = read(store, "activity_statuses", &[("id", Kind::Int)], &[])
         .await?
         .iter()
@@ -194,9 +429,9 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         ],
     );
     let mut plans = Vec::new();
-    for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
+    for (_, name, species_key, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
         let (Some(species_id), Some(time_id), Some((cycle_id, cycle_start))) =
-            (species.get(*species_name), times.get(*time), cycles.get(*cycle))
+            (species.get(*species_key), times.get(*time), cycles.get(*cycle))
         else {
             continue;
         };

@@ -1,5 +1,5 @@
-//! Each country's plot tags (a two-level hierarchy of groups and values, in the country's language) and the ERPs its
-//! society's plots are mapped to.
+//! Each country's plot tags (a two-level hierarchy of groups and values, in the country's language) and how the
+//! ERPs its society's plots are mapped to spell a plot's id.
 
 use super::{CountryPlanning, Status, System, TagGroup};
 
@@ -39,12 +39,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "Tango Gestión",
-                description: "ERP contable y de gestión comercial",
                 code_prefix: "TG-LOTE-",
             },
             System {
                 name: "SAP Business One",
-                description: "ERP de la administración central",
                 code_prefix: "SAPB1-",
             },
         ],
@@ -83,12 +81,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "TOTVS Protheus",
-                description: "ERP de gestão agrícola e fiscal",
                 code_prefix: "PRT-TALHAO-",
             },
             System {
                 name: "Senior",
-                description: "ERP da controladoria",
                 code_prefix: "SNR-",
             },
         ],
@@ -127,12 +123,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "Aspel SAE",
-                description: "Sistema administrativo empresarial",
                 code_prefix: "SAE-PARC-",
             },
             System {
                 name: "CONTPAQi",
-                description: "Contabilidad y nómina",
                 code_prefix: "CPQ-",
             },
         ],
@@ -171,12 +165,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "SAP Business One",
-                description: "ERP de la administración central",
                 code_prefix: "SAPB1-",
             },
             System {
                 name: "Odoo",
-                description: "ERP de ventas, compras y stock de insumos",
                 code_prefix: "ODOO-PARC-",
             },
         ],
@@ -215,12 +207,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "SAP Business One",
-                description: "ERP contable y de gestión comercial",
                 code_prefix: "SAPB1-",
             },
             System {
                 name: "Microsoft Dynamics 365 Business Central",
-                description: "ERP de la administración central",
                 code_prefix: "BC-LOTE-",
             },
         ],
@@ -259,12 +249,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "Siesa Enterprise",
-                description: "ERP de gestión agrícola, contable y de nómina",
                 code_prefix: "SIESA-LOTE-",
             },
             System {
                 name: "World Office",
-                description: "Software contable y de facturación electrónica",
                 code_prefix: "WO-",
             },
         ],
@@ -303,12 +291,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "Memory",
-                description: "ERP contable y de gestión comercial",
                 code_prefix: "MEM-CHACRA-",
             },
             System {
                 name: "Zeta Software",
-                description: "ERP de la administración central",
                 code_prefix: "ZETA-",
             },
         ],
@@ -347,12 +333,10 @@ pub(super) const COUNTRIES: &[CountryPlanning] = &[
         systems: &[
             System {
                 name: "Profit Plus",
-                description: "ERP administrativo y contable",
                 code_prefix: "PROFIT-LOTE-",
             },
             System {
                 name: "Galac",
-                description: "Contabilidad y nómina",
                 code_prefix: "GLC-",
             },
         ],
