@@ -1,15 +1,18 @@
-//! Deterministic demo data: three societies (Argentina, Brazil, Mexico), fixed accounts, and farmers with their
-//! establishments and plots that look like each country's farm businesses. The same options always give the same
-//! data, ids included, on either backend.
+//! Deterministic demo data: a society in each of the platform's eight countries (Argentina, Brazil and Mexico first,
+//! then Paraguay, Bolivia, Colombia, Uruguay and Venezuela), fixed accounts, and farmers with their establishments and
+//! plots that look like each country's farm businesses. The same options always give the same data, ids included, on
+//! either backend.
 //!
+//! The catalogues (species, units, cycles, products, voucher types, adversities, …) are not the demo's: `migrate`
+//! loads them from the reference data every deployment ships ([`store::reference`]), and the demo reads their ids.
 //! Every row is written through the store's bulk loader ([`store::bulk`]): this crate names tables and columns and
 //! numbers rows itself (after the largest id a table holds), and holds no SQL. It is also where the benchmark's
 //! large society is made ([`large`]).
 //!
 //! # Layout
 //! - [`people`]: farmers, establishments and plots that look like each country's.
-//! - [`backbone`]: catalogues, master campaigns, campaigns and cultivations.
-//! - [`planning`]: tags and external systems.
+//! - [`backbone`]: master campaigns, campaigns and cultivations.
+//! - [`planning`]: tags, and plots' associations with the external systems.
 //! - [`operations`]: contractors, machines, applicators, warehouses, work orders and jobs.
 //! - [`field`]: scoutings, progress, controls, silobags, weather and devices.
 //! - [`large`]: the benchmark's large society.
@@ -18,7 +21,11 @@
 use chrono::{TimeZone, Utc};
 use store::admin::{AdminError, NewUser};
 use store::auth::API_ROLE;
-use store::Store;
+use store::bulk::Kind;
+use store::{Arg, Store};
+
+/// A day, in milliseconds.
+const DAY: i64 = 24 * 3_600_000;
 
 mod backbone;
 mod field;
@@ -33,7 +40,7 @@ mod rows;
 struct SocietySeed {
     /// The society being seeded.
     pub society_id: i64,
-    /// Its country code (AR, BR, MX).
+    /// Its country code (AR, BR, MX, PY, BO, CO, UY, VE).
     pub country: &'static str,
     /// This society's random seed; a group derives its own from it (e.g. `seed ^ GROUP`), so groups do not depend
     /// on each other's draws.
@@ -95,6 +102,46 @@ pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
         name: "Integración",
         lastname: "ERP",
     },
+    DemoAccount {
+        country: "PY",
+        email: "integrador@agroaltoparana.com.py",
+        password: "AltoParana-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "BO",
+        email: "integrador@cuatrocanadas.com.bo",
+        password: "Canadas-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "CO",
+        email: "integrador@agrollano.com.co",
+        password: "Llano-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "UY",
+        email: "integrador@estanciaslitoral.com.uy",
+        password: "Litoral-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
+    DemoAccount {
+        country: "VE",
+        email: "integrador@llanosportuguesa.com.ve",
+        password: "Portuguesa-2026",
+        api_role: true,
+        name: "Integración",
+        lastname: "ERP",
+    },
 ];
 
 /// How much demo data to make.
@@ -102,7 +149,7 @@ pub const DEMO_ACCOUNTS: &[DemoAccount] = &[
 pub struct DemoOptions {
     /// Multiplies every society's farmers (and so everything under them); 1 is the laptop demo.
     pub scale: u32,
-    /// Farmers per society at scale 1.
+    /// Farmers per society at scale 1 (a third of them in the five later countries' societies).
     pub farmers: u32,
     /// The random seed; the same seed gives the same data.
     pub seed: u64,
@@ -136,8 +183,8 @@ pub async fn is_seeded(store: &Store) -> Result<bool, AdminError> {
     Ok(!store.admin().societies().await?.is_empty())
 }
 
-/// Seeds the demo data into an empty database: global catalogues first, then each society's people, then each
-/// group's society data, in an order where everything a group refers to already exists.
+/// Seeds the demo data into an empty, migrated database (so the catalogues are there): each society's people, then
+/// each group's society data, in an order where everything a group refers to already exists.
 pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, AdminError> {
     if is_seeded(store).await? {
         return Err(AdminError::Invalid(
@@ -150,10 +197,7 @@ pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, A
         .with_ymd_and_hms(2025, 6, 2, 11, 0, 0)
         .single()
         .map_or(0, |t| t.timestamp_millis());
-    backbone::global(store, origin).await?;
-    planning::global(store, origin).await?;
-    operations::global(store, origin).await?;
-    field::global(store, origin).await?;
+    date_the_catalogues(store, origin - 90 * DAY).await?;
     let mut societies = Vec::new();
     for country in people::COUNTRIES {
         let society_id = store
@@ -205,4 +249,21 @@ pub async fn demo(store: &Store, options: &DemoOptions) -> Result<DemoSummary, A
         field::society(store, society).await?;
     }
     Ok(summary)
+}
+
+/// Dates every catalogue row at `at`. `migrate` stamps the reference data with the moment it loaded it, but in the
+/// demo's story the catalogues predate the history its records are spread over (a record should not refer to a
+/// product created after it), and an integrator's first incremental sync should find nothing new in them.
+async fn date_the_catalogues(store: &Store, at: i64) -> Result<(), AdminError> {
+    for table in store::reference::catalogue_tables() {
+        let dated = store
+            .read_rows(table, &[("id", Kind::Int)], &[])
+            .await?
+            .into_iter()
+            .flat_map(|row| row.into_iter().chain([Arg::from(at), Arg::from(at)]));
+        store
+            .bulk_update(table, &["id"], &["created_at", "updated_at"], dated)
+            .await?;
+    }
+    Ok(())
 }

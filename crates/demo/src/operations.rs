@@ -1,9 +1,9 @@
-//! Demo data of the operations group: voucher and labour types (global), and per society the contractors, machines
-//! of real brands, applicators with the machines they operate, warehouses, a season of work orders over the
-//! society's campaigns with realistic doses, and a few finished objective-yield jobs.
+//! Demo data of the operations group: per society, the contractors, machines of real brands, applicators with the
+//! machines they operate, warehouses, a season of work orders over the society's campaigns with realistic doses, and
+//! a few finished objective-yield jobs.
 //!
-//! Work orders need the backbone's campaigns and products; a society without them gets no work orders rather than
-//! a failed seed.
+//! Work orders need the backbone's campaigns and the reference data's products, voucher and labour types; a society
+//! without them gets no work orders rather than a failed seed.
 
 use domain::jobs::UPDATE_OBJECTIVE_YIELD;
 use rand::rngs::StdRng;
@@ -16,224 +16,13 @@ use store::{Arg, Store};
 use crate::people;
 use crate::rows::{int, read, text, Ids, Table};
 use crate::SocietySeed;
+use local::local;
 use orders::{pick, plan_jobs, plan_order, targets_and_products, OrderContext, OrderTables};
 
+mod local;
 mod orders;
 
 const DAY: i64 = 24 * 3_600_000;
-
-/// Labour types of a voucher type: (name, description).
-type LabourTypes = &'static [(&'static str, &'static str)];
-
-/// Voucher types: (code, name), and the labour types each one's orders use.
-const VOUCHERS: &[(&str, &str, LabourTypes)] = &[
-    (
-        "OT",
-        "Orden de trabajo",
-        &[
-            ("Labranza", "Labor de preparación de suelo"),
-            ("Monitoreo", "Recorrida de monitoreo de plagas y malezas"),
-            ("Desmalezado mecánico", ""),
-            ("Rolado", "Rolado de cultivo de cobertura"),
-        ],
-    ),
-    (
-        "OA",
-        "Orden de aplicación",
-        &[
-            (
-                "Pulverización terrestre",
-                "Aplicación con pulverizadora autopropulsada o de arrastre",
-            ),
-            ("Pulverización aérea", "Aplicación con avión o dron"),
-            ("Pulverización selectiva", "Aplicación con sensores de malezas"),
-        ],
-    ),
-    (
-        "OS",
-        "Orden de siembra",
-        &[
-            ("Siembra directa", "Siembra sin remoción de suelo"),
-            ("Siembra convencional", ""),
-        ],
-    ),
-    (
-        "OF",
-        "Orden de fertilización",
-        &[
-            ("Fertilización al voleo", "Distribución de fertilizante sólido"),
-            (
-                "Fertilización incorporada",
-                "Fertilizante incorporado a la línea de siembra",
-            ),
-        ],
-    ),
-    (
-        "OC",
-        "Orden de cosecha",
-        &[
-            ("Cosecha", "Cosecha y trilla de grano"),
-            ("Acarreo de granos", "Traslado de grano a silo bolsa o planta"),
-        ],
-    ),
-];
-
-/// Seeds voucher types and their labour types.
-pub(crate) async fn global(store: &Store, origin: i64) -> Result<(), AdminError> {
-    let at = origin - 30 * DAY;
-    let mut voucher_ids = Ids::of(store, "voucher_types").await?;
-    let mut vouchers = Table::new("voucher_types", &["id", "code", "name", "created_at", "updated_at"]);
-    let mut labour_types = Table::new(
-        "labour_types",
-        &["voucher_type_id", "name", "description", "created_at", "updated_at"],
-    );
-    for (code, name, labours) in VOUCHERS {
-        let voucher_id = voucher_ids.next();
-        vouchers.row([voucher_id.into(), (*code).into(), (*name).into(), at.into(), at.into()]);
-        for (labour, description) in *labours {
-            labour_types.row([
-                voucher_id.into(),
-                (*labour).into(),
-                (*description).into(),
-                at.into(),
-                at.into(),
-            ]);
-        }
-    }
-    vouchers.write(store).await?;
-    labour_types.write(store).await?;
-    Ok(())
-}
-
-/// A country's words for the operations seed.
-struct Local {
-    contractors: &'static [&'static str],
-    operators: &'static [&'static str],
-    streets: &'static [&'static str],
-    /// Names of machine kinds: sprayer, planter, harvester, tractor, spreader, aircraft.
-    kinds: [&'static str; 6],
-    central: &'static str,
-    store_prefix: &'static str,
-    phone: &'static str,
-    domain: &'static str,
-    aircraft_prefix: &'static str,
-}
-
-const AR: Local = Local {
-    contractors: &[
-        "Servicios Agrícolas Don Pedro S.R.L.",
-        "Aeroaplicaciones del Sur S.A.",
-        "Contratistas Rurales Hnos. Ferraro",
-        "Pulverizaciones Pampeanas S.R.L.",
-        "Cosechas Integrales S.A.",
-        "Siembras del Oeste S.R.L.",
-    ],
-    operators: &[
-        "Walter Pereyra",
-        "Sergio Bianchi",
-        "Raúl Giménez",
-        "Darío Sosa",
-        "Marcelo Etcheverry",
-        "Fabián López",
-        "Cristian Ferrari",
-        "Ezequiel Martínez",
-    ],
-    streets: &[
-        "Ruta 5 km 612",
-        "Av. San Martín 1450",
-        "Calle 9 Nro 230",
-        "Ruta 35 km 240",
-    ],
-    kinds: [
-        "Pulverizadora",
-        "Sembradora",
-        "Cosechadora",
-        "Tractor",
-        "Fertilizadora",
-        "Avión pulverizador",
-    ],
-    central: "Depósito central de agroquímicos",
-    store_prefix: "Depósito",
-    phone: "+54 9 2954",
-    domain: "servicios.com.ar",
-    aircraft_prefix: "LV",
-};
-
-const BR: Local = Local {
-    contractors: &[
-        "Agro Serviços Rio Verde Ltda.",
-        "Aviação Agrícola Cerrado Ltda.",
-        "Colheita Certa Serviços Agrícolas Ltda.",
-        "Pulverização Goiás Ltda.",
-        "Plantio Direto Serviços Ltda.",
-    ],
-    operators: &[
-        "Edson Oliveira",
-        "Marcos Pereira",
-        "Valdir Schneider",
-        "Cláudio Souza",
-        "Rogério Almeida",
-        "Anderson Costa",
-        "Jair Ribeiro",
-        "Leandro Carvalho",
-    ],
-    streets: &[
-        "Rodovia GO-174 km 32",
-        "Av. Presidente Vargas 980",
-        "Rua Goiás 215",
-        "BR-060 km 388",
-    ],
-    kinds: [
-        "Pulverizador",
-        "Plantadeira",
-        "Colheitadeira",
-        "Trator",
-        "Distribuidor de fertilizantes",
-        "Avião agrícola",
-    ],
-    central: "Armazém central de insumos",
-    store_prefix: "Depósito",
-    phone: "+55 64 9",
-    domain: "servicos.com.br",
-    aircraft_prefix: "PR",
-};
-
-const MX: Local = Local {
-    contractors: &[
-        "Servicios Agrícolas del Bajío S.A. de C.V.",
-        "Aerofumigaciones Guanajuato S.A. de C.V.",
-        "Maquiladora Agrícola Celaya S.P.R.",
-        "Trilladoras Unidas S.P.R. de R.L.",
-    ],
-    operators: &[
-        "Jesús Ramírez",
-        "Juan Carlos Hernández",
-        "Pedro Sánchez",
-        "Ramón Flores",
-        "Alfredo Cruz",
-        "Efraín García",
-        "Rubén Pérez",
-        "Martín Villaseñor",
-    ],
-    streets: &[
-        "Carretera Celaya-Salvatierra km 8",
-        "Av. Juárez 312",
-        "Camino a San Miguel s/n",
-    ],
-    kinds: [
-        "Aspersora",
-        "Sembradora",
-        "Cosechadora",
-        "Tractor",
-        "Fertilizadora",
-        "Avioneta fumigadora",
-    ],
-    central: "Almacén central de insumos",
-    store_prefix: "Bodega",
-    phone: "+52 461",
-    domain: "servicios.com.mx",
-    aircraft_prefix: "XB",
-};
 
 /// Machine models: (kind index into [`Local::kinds`], wire kind, brand, model).
 const MODELS: &[(usize, &str, &str, &str)] = &[
@@ -254,14 +43,6 @@ const MODELS: &[(usize, &str, &str, &str)] = &[
     (4, "spreader", "Fertec", "Fertil 4000"),
     (5, "aircraft", "Air Tractor", "AT-402B"),
 ];
-
-fn local(country: &str) -> &'static Local {
-    match country {
-        "BR" => &BR,
-        "MX" => &MX,
-        _ => &AR,
-    }
-}
 
 fn email_of(name: &str, domain: &str) -> String {
     format!("{}@{domain}", people::slug(name))

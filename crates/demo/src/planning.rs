@@ -1,6 +1,6 @@
 //! Demo data of the planning group: each society's plot tags (a two-level hierarchy of groups and values, in the
-//! country's language), every plot's tags with the v2 `tags` string they denormalise to, and the external systems
-//! (the ERPs a society's plots are mapped to) with their plot associations.
+//! country's language), every plot's tags with the v2 `tags` string they denormalise to, and the plots' associations
+//! with the society's external systems (the ERPs its plots are mapped to, which the society is created with).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -10,8 +10,11 @@ use store::admin::AdminError;
 use store::bulk::Kind;
 use store::Store;
 
-use crate::rows::{int, read, Ids, Table};
+use crate::rows::{int, read, text, Ids, Table};
 use crate::SocietySeed;
+use countries::COUNTRIES;
+
+mod countries;
 
 /// This group's salt of the society seed ("PLAN"), so its draws do not depend on other groups'.
 const SALT: u64 = 0x504c_414e;
@@ -41,12 +44,14 @@ struct StoredGroup {
     live: Vec<(i64, &'static str)>,
 }
 
-/// An ERP a society's plots are mapped to, and how it spells a plot's id.
+/// An ERP a society's plots are mapped to (as the reference data names it), and how it spells a plot's id.
 struct System {
     name: &'static str,
-    description: &'static str,
     code_prefix: &'static str,
 }
+
+/// How a system the demo does not know spells a plot's id.
+const OTHER_SYSTEM_PREFIX: &str = "ERP-";
 
 struct CountryPlanning {
     code: &'static str,
@@ -54,147 +59,7 @@ struct CountryPlanning {
     systems: &'static [System],
 }
 
-const COUNTRIES: &[CountryPlanning] = &[
-    CountryPlanning {
-        code: "AR",
-        tags: &[
-            TagGroup {
-                name: "Zona",
-                values: &[
-                    ("Norte", Status::Live),
-                    ("Sur", Status::Live),
-                    ("Oeste", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Tenencia",
-                values: &[
-                    ("Propio", Status::Live),
-                    ("Arrendado", Status::Live),
-                    ("Aparcería", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Aptitud",
-                values: &[
-                    ("Agrícola", Status::Live),
-                    ("Ganadera", Status::Live),
-                    ("Mixta", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "Tango Gestión",
-                description: "ERP contable y de gestión comercial",
-                code_prefix: "TG-LOTE-",
-            },
-            System {
-                name: "SAP Business One",
-                description: "ERP de la administración central",
-                code_prefix: "SAPB1-",
-            },
-        ],
-    },
-    CountryPlanning {
-        code: "BR",
-        tags: &[
-            TagGroup {
-                name: "Região",
-                values: &[
-                    ("Norte", Status::Live),
-                    ("Sul", Status::Live),
-                    ("Leste", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Posse",
-                values: &[
-                    ("Próprio", Status::Live),
-                    ("Arrendado", Status::Live),
-                    ("Parceria", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Aptidão",
-                values: &[
-                    ("Agrícola", Status::Live),
-                    ("Pecuária", Status::Live),
-                    ("Integração lavoura-pecuária", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "TOTVS Protheus",
-                description: "ERP de gestão agrícola e fiscal",
-                code_prefix: "PRT-TALHAO-",
-            },
-            System {
-                name: "Senior",
-                description: "ERP da controladoria",
-                code_prefix: "SNR-",
-            },
-        ],
-    },
-    CountryPlanning {
-        code: "MX",
-        tags: &[
-            TagGroup {
-                name: "Región",
-                values: &[
-                    ("Bajío Norte", Status::Live),
-                    ("Bajío Sur", Status::Live),
-                    ("Altos", Status::Inactive),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Tenencia",
-                values: &[
-                    ("Propiedad", Status::Live),
-                    ("Rentada", Status::Live),
-                    ("Ejidal", Status::Deleted),
-                ],
-                every_plot: true,
-            },
-            TagGroup {
-                name: "Riego",
-                values: &[
-                    ("Temporal", Status::Live),
-                    ("Riego por goteo", Status::Live),
-                    ("Rodado", Status::Live),
-                ],
-                every_plot: false,
-            },
-        ],
-        systems: &[
-            System {
-                name: "Aspel SAE",
-                description: "Sistema administrativo empresarial",
-                code_prefix: "SAE-PARC-",
-            },
-            System {
-                name: "CONTPAQi",
-                description: "Contabilidad y nómina",
-                code_prefix: "CPQ-",
-            },
-        ],
-    },
-];
-
-/// Seeds the planning group's global catalogues (the backbone seed owns them all).
-pub(crate) async fn global(_store: &Store, _origin: i64) -> Result<(), AdminError> {
-    Ok(())
-}
-
-/// Seeds one society's tags, plot tags and external systems.
+/// Seeds one society's tags and plot tags, and maps its plots to its external systems.
 pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
     let Some(country) = COUNTRIES.iter().find(|c| c.code == society.country) else {
         return Ok(());
@@ -257,25 +122,31 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         });
     }
 
-    let mut system_ids = Ids::of(store, "external_systems").await?;
-    let mut system_rows = Table::new(
+    // The society was created with its country's systems (reference data); the demo dates them before its plots.
+    let systems: Vec<(i64, &str)> = read(
+        store,
         "external_systems",
-        &["id", "society_id", "name", "description", "created_at", "updated_at"],
-    );
-    let mut systems = Vec::new();
-    for (s, system) in country.systems.iter().enumerate() {
+        &[("id", Kind::Int), ("name", Kind::Text)],
+        &[("society_id", society_id.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| {
+        let name = text(row, 1);
+        let prefix = country
+            .systems
+            .iter()
+            .find(|system| system.name == name)
+            .map_or(OTHER_SYSTEM_PREFIX, |system| system.code_prefix);
+        (int(row, 0), prefix)
+    })
+    .collect();
+    let mut systems_dated = Vec::new();
+    for (s, (id, _)) in systems.iter().enumerate() {
         let at = systems_at + i64::try_from(s).unwrap_or_default() * DAY;
-        let id = system_ids.next();
-        system_rows.row([
-            id.into(),
-            society_id.into(),
-            system.name.into(),
-            system.description.into(),
-            at.into(),
-            at.into(),
-        ]);
-        systems.push((id, system, 0_u32));
+        systems_dated.extend([society_id.into(), (*id).into(), at.into(), at.into()]);
     }
+    let mut systems: Vec<(i64, &str, u32)> = systems.into_iter().map(|(id, prefix)| (id, prefix, 0)).collect();
 
     let plots: Vec<(i64, i64)> = read(
         store,
@@ -323,7 +194,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
 
         // Most plots are mapped to the main ERP, some also to the second; a few mappings were later dropped,
         // so incremental sync of associations sees deletions.
-        for (s, (system_id, system, numbered)) in systems.iter_mut().enumerate() {
+        for (s, (system_id, code_prefix, numbered)) in systems.iter_mut().enumerate() {
             let share = if s == 0 { 0.8 } else { 0.3 };
             if !rng.gen_bool(share) {
                 continue;
@@ -336,7 +207,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
                 society_id.into(),
                 plot_id.into(),
                 (*system_id).into(),
-                format!("{}{:05}", system.code_prefix, numbered).into(),
+                format!("{code_prefix}{numbered:05}").into(),
                 deleted_at.is_none().into(),
                 at.into(),
                 deleted_at.unwrap_or(at).into(),
@@ -345,7 +216,14 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         }
     }
     tag_rows.write(store).await?;
-    system_rows.write(store).await?;
+    store
+        .bulk_update(
+            "external_systems",
+            &["society_id", "id"],
+            &["created_at", "updated_at"],
+            systems_dated,
+        )
+        .await?;
     plot_tags.write(store).await?;
     store
         .bulk_update("plots", &["society_id", "id"], &["tags_json"], tags_json)

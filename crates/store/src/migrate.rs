@@ -44,6 +44,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "master_data_import",
         include_str!("migrations/0011_master_data_import.sql"),
     ),
+    (
+        12,
+        "device_event_type_updates",
+        include_str!("migrations/0012_device_event_type_updates.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -138,6 +143,30 @@ CREATE TRIGGER device_event_types_referenced_delete AFTER DELETE ON device_event
 CREATE TRIGGER device_event_types_referenced_update AFTER UPDATE ON device_event_types REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();";
 
+/// Migration 12's replacement of `device_events_check_referenced`: each table's query in a branch of its own, as
+/// PL/pgSQL plans an expression whole and `device_event_types`' transition table has no `society_id`.
+const POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE: &str =
+    "CREATE OR REPLACE FUNCTION device_events_check_referenced() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_TABLE_NAME = 'devices' THEN
+        IF EXISTS (
+            SELECT 1 FROM gone JOIN device_events e ON e.society_id = gone.society_id AND e.device_id = gone.id
+            WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.society_id = gone.society_id AND d.id = gone.id)
+        ) THEN
+            RAISE EXCEPTION '% still named by device events', TG_TABLE_NAME
+                USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME;
+        END IF;
+    ELSIF EXISTS (
+        SELECT 1 FROM gone JOIN device_events e ON e.device_event_type_id = gone.id
+        WHERE NOT EXISTS (SELECT 1 FROM device_event_types t WHERE t.id = gone.id)
+    ) THEN
+        RAISE EXCEPTION '% still named by device events', TG_TABLE_NAME
+            USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME;
+    END IF;
+    RETURN NULL;
+END
+$$;";
+
 /// The function the PostgreSQL triggers of `{track_reference:…}` call (see migration 10): a statement that changed
 /// no row changes no catalogue.
 const POSTGRES_REFERENCE_VERSION: &str =
@@ -219,6 +248,10 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         ("{postgres_society_versions}", POSTGRES_SOCIETY_VERSIONS),
         ("{postgres_device_event_references}", POSTGRES_DEVICE_EVENT_REFERENCES),
         ("{postgres_reference_version}", POSTGRES_REFERENCE_VERSION),
+        (
+            "{postgres_device_event_referenced_by_table}",
+            POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE,
+        ),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",

@@ -9,9 +9,53 @@ use store::admin::AdminError;
 use store::bulk::Kind;
 use store::{Arg, Store};
 
-use super::{CYCLES, MASTER_CAMPAIGNS};
 use crate::rows::{float, int, opt_int, read, text, Ids, Table};
 use crate::SocietySeed;
+
+/// Master campaigns per country: (country, name, species, planting time, cycle, objective yield t/ha); the
+/// catalogues are named by their reference keys.
+#[rustfmt::skip] // One master campaign a line reads as the table it is.
+const MASTER_CAMPAIGNS: &[(&str, &str, &str, &str, &str, f64)] = &[
+    ("AR", "Soja 1ra 24/25", "soja", "ar.planting.primera", "ar.cycle.2024-2025", 3.3),
+    ("AR", "Soja 2da 24/25", "soja", "ar.planting.segunda", "ar.cycle.2024-2025", 2.4),
+    ("AR", "Maíz temprano 24/25", "maiz", "ar.planting.temprana", "ar.cycle.2024-2025", 9.5),
+    ("AR", "Maíz tardío 24/25", "maiz", "ar.planting.tardia", "ar.cycle.2024-2025", 7.8),
+    ("AR", "Girasol 24/25", "girasol", "ar.planting.primera", "ar.cycle.2024-2025", 2.3),
+    ("AR", "Trigo 2025", "trigo", "ar.planting.invierno", "ar.cycle.2025-2026", 3.6),
+    ("AR", "Soja 1ra 25/26", "soja", "ar.planting.primera", "ar.cycle.2025-2026", 3.3),
+    ("AR", "Maíz temprano 25/26", "maiz", "ar.planting.temprana", "ar.cycle.2025-2026", 9.5),
+    ("BR", "Soja safra 24/25", "soja", "br.planting.safra", "br.cycle.safra-2024-25", 3.7),
+    ("BR", "Milho safrinha 2025", "maiz", "br.planting.safrinha", "br.cycle.safrinha-2025", 6.0),
+    ("BR", "Algodão safra 24/25", "algodon", "br.planting.safra", "br.cycle.safra-2024-25", 4.6),
+    ("BR", "Soja safra 25/26", "soja", "br.planting.safra", "br.cycle.safra-2025-26", 3.7),
+    ("MX", "Maíz PV 2025 temporal", "maiz", "mx.planting.temporal", "mx.cycle.pv-2025", 3.2),
+    ("MX", "Maíz OI 2024-2025 riego", "maiz", "mx.planting.riego", "mx.cycle.oi-2024-2025", 9.8),
+    ("MX", "Sorgo PV 2025", "sorgo", "mx.planting.temporal", "mx.cycle.pv-2025", 5.2),
+    ("MX", "Frijol PV 2025", "frijol", "mx.planting.temporal", "mx.cycle.pv-2025", 1.1),
+    ("MX", "Trigo OI 2024-2025", "trigo", "mx.planting.riego", "mx.cycle.oi-2024-2025", 6.1),
+    ("PY", "Soja zafra 24/25", "soja", "py.planting.zafra", "py.cycle.zafra-2024-25", 3.0),
+    ("PY", "Maíz zafriña 2025", "maiz", "py.planting.zafrina", "py.cycle.zafrina-2025", 5.6),
+    ("PY", "Trigo 2025", "trigo", "py.planting.invierno", "py.cycle.invierno-2025", 2.6),
+    ("PY", "Soja zafra 25/26", "soja", "py.planting.zafra", "py.cycle.zafra-2025-26", 3.0),
+    ("BO", "Soya verano 2024/2025", "soja", "bo.planting.verano", "bo.cycle.verano-2024-2025", 2.5),
+    ("BO", "Soya invierno 2025", "soja", "bo.planting.invierno", "bo.cycle.invierno-2025", 1.9),
+    ("BO", "Trigo invierno 2025", "trigo", "bo.planting.invierno", "bo.cycle.invierno-2025", 1.7),
+    ("BO", "Soya verano 2025/2026", "soja", "bo.planting.verano", "bo.cycle.verano-2025-2026", 2.5),
+    ("CO", "Arroz 2024-B", "arroz", "co.planting.semestre-b", "co.cycle.2024-b", 5.8),
+    ("CO", "Maíz tecnificado 2025-A", "maiz", "co.planting.semestre-a", "co.cycle.2025-a", 5.6),
+    ("CO", "Soya altillanura 2025-A", "soja", "co.planting.semestre-a", "co.cycle.2025-a", 2.6),
+    ("CO", "Arroz 2025-A", "arroz", "co.planting.semestre-a", "co.cycle.2025-a", 5.8),
+    ("UY", "Soja 1ra 24/25", "soja", "uy.planting.primera", "uy.cycle.verano-2024-25", 2.6),
+    ("UY", "Maíz 1ra 24/25", "maiz", "uy.planting.primera", "uy.cycle.verano-2024-25", 8.0),
+    ("UY", "Arroz 24/25", "arroz", "uy.planting.primera", "uy.cycle.verano-2024-25", 9.0),
+    ("UY", "Trigo 2025", "trigo", "uy.planting.invierno", "uy.cycle.invierno-2025", 4.0),
+    ("UY", "Cebada 2025", "cebada", "uy.planting.invierno", "uy.cycle.invierno-2025", 4.4),
+    ("UY", "Soja 2da 25/26", "soja", "uy.planting.segunda", "uy.cycle.verano-2025-26", 2.2),
+    ("VE", "Arroz norte-verano 2024-2025", "arroz", "ve.planting.norte-verano", "ve.cycle.norte-verano-2024-2025", 5.0),
+    ("VE", "Maíz invierno 2025", "maiz", "ve.planting.invierno", "ve.cycle.invierno-2025", 4.5),
+    ("VE", "Arroz invierno 2025", "arroz", "ve.planting.invierno", "ve.cycle.invierno-2025", 4.6),
+    ("VE", "Sorgo invierno 2025", "sorgo", "ve.planting.invierno", "ve.cycle.invierno-2025", 2.8),
+];
 
 /// A plot of the society, as its campaigns need it.
 struct PlotRow {
@@ -20,8 +64,8 @@ struct PlotRow {
     created_at: i64,
 }
 
-/// Ids by name.
-type ByName = HashMap<String, i64>;
+/// Ids by reference key.
+type ByKey = HashMap<String, i64>;
 
 /// A master campaign of the society and what its campaigns need.
 struct Planning {
@@ -32,9 +76,15 @@ struct Planning {
     planting_date: String,
 }
 
-/// `(id, name)` rows of `table`, by name; `filters` as in [`read`].
-async fn by_name(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<ByName, AdminError> {
-    let rows = read(store, table, &[("id", Kind::Int), ("name", Kind::Text)], filters).await?;
+/// The ids of the shipped rows of `table`, by reference key; `filters` as in [`read`].
+async fn by_key(store: &Store, table: &str, filters: &[(&str, Arg)]) -> Result<ByKey, AdminError> {
+    let rows = read(
+        store,
+        table,
+        &[("id", Kind::Int), ("reference_key", Kind::Text)],
+        filters,
+    )
+    .await?;
     Ok(rows.iter().map(|row| (text(row, 1), int(row, 0))).collect())
 }
 
@@ -60,9 +110,22 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         created_at: int(row, 2),
     })
     .collect();
-    let species = by_name(store, "species", &[]).await?;
-    let cycles = by_name(store, "master_campaign_cycles", &[("country", society.country.into())]).await?;
-    let times = by_name(store, "planting_times", &[("country", society.country.into())]).await?;
+    let species = by_key(store, "species", &[]).await?;
+    let cycles: HashMap<String, (i64, String)> = read(
+        store,
+        "master_campaign_cycles",
+        &[
+            ("id", Kind::Int),
+            ("reference_key", Kind::Text),
+            ("start_date", Kind::Text),
+        ],
+        &[("country", society.country.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| (text(row, 1), (int(row, 0), text(row, 2))))
+    .collect();
+    let times = by_key(store, "planting_times", &[("country", society.country.into())]).await?;
     let statuses: Vec<i64> = read(store, "activity_statuses", &[("id", Kind::Int)], &[])
         .await?
         .iter()
@@ -94,9 +157,9 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         ],
     );
     let mut plans = Vec::new();
-    for (_, name, species_name, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
-        let (Some(species_id), Some(time_id), Some(cycle_id)) =
-            (species.get(*species_name), times.get(*time), cycles.get(*cycle))
+    for (_, name, species_key, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
+        let (Some(species_id), Some(time_id), Some((cycle_id, cycle_start))) =
+            (species.get(*species_key), times.get(*time), cycles.get(*cycle))
         else {
             continue;
         };
@@ -111,10 +174,6 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             created.into(),
             created.into(),
         ]);
-        let cycle_start = CYCLES
-            .iter()
-            .find(|c| c.0 == society.country && c.1 == *cycle)
-            .map_or("2025-01-01", |c| c.2);
         plans.push(Planning {
             id,
             name,
@@ -227,7 +286,8 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     Ok(())
 }
 
-/// A sowing date typical of the cycle: spring sowing in the southern countries, the cycle's start in Mexico.
+/// A sowing date typical of the cycle: spring sowing in Argentina and Brazil, the middle of the cycle's first month
+/// elsewhere.
 fn planting_date(cycle_start: &str, country: &str) -> String {
     let year = cycle_start.get(..4).unwrap_or("2025");
     match country {

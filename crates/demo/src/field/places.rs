@@ -46,6 +46,91 @@ pub(super) fn place(country: &str) -> Place {
             ],
             silo_word: "Silobolsa",
         },
+        "PY" => Place {
+            centre: (-25.80, -55.09),
+            scouts: &[
+                "Ing. Agr. Hugo Benítez",
+                "Téc. Liz Ayala",
+                "Ing. Agr. Marcos Wiebe",
+                "Téc. Éver Cáceres",
+            ],
+            notes: &[
+                "Parcela pareja, sin problemas relevantes.",
+                "Focos de roya asiática en la parte baja de la parcela.",
+                "Chinches por encima del umbral de daño.",
+                "Capim amargoso resistente en las cabeceras.",
+                "Buena humedad en el suelo después de la lluvia.",
+            ],
+            silo_word: "Silobolsa",
+        },
+        "BO" => Place {
+            centre: (-17.45, -62.43),
+            scouts: &[
+                "Ing. Agr. Rodrigo Suárez",
+                "Téc. Mariela Rojas",
+                "Ing. Agr. Kenta Higa",
+                "Téc. Freddy Añez",
+            ],
+            notes: &[
+                "Lote parejo, sin problemas.",
+                "Presencia de gusano cogollero en los bordes.",
+                "Mancha anillada incipiente en el tercio inferior.",
+                "Malezas escapadas después de la aplicación.",
+                "Poca humedad en el perfil, se espera lluvia.",
+            ],
+            silo_word: "Silo bolsa",
+        },
+        "CO" => Place {
+            centre: (4.09, -72.96),
+            scouts: &[
+                "Ing. Agr. Andrés Pinzón",
+                "Téc. Leidy Rincón",
+                "Ing. Agr. Camilo Vargas",
+                "Téc. Yeison Parra",
+            ],
+            notes: &[
+                "Lote uniforme, sin novedad.",
+                "Piricularia en hoja en el sector bajo del lote.",
+                "Sogata por encima del nivel de daño.",
+                "Arroz rojo en los bordes del lote.",
+                "Buena lámina de agua después del riego.",
+            ],
+            silo_word: "Silo bolsa",
+        },
+        "UY" => Place {
+            centre: (-32.70, -57.63),
+            scouts: &[
+                "Ing. Agr. Joaquín Techera",
+                "Téc. Valentina Olivera",
+                "Ing. Agr. Martín Arocena",
+                "Téc. Bruno Silveira",
+            ],
+            notes: &[
+                "Chacra pareja, sin problemas.",
+                "Chinches por encima del umbral en el borde.",
+                "Mancha amarilla en las hojas de abajo.",
+                "Rama negra resistente en las cabeceras.",
+                "Buena humedad después de la lluvia.",
+            ],
+            silo_word: "Silobolsa",
+        },
+        "VE" => Place {
+            centre: (9.40, -69.25),
+            scouts: &[
+                "Ing. Agr. Luis Colmenares",
+                "Téc. Yusmary Rivas",
+                "Ing. Agr. Rafael Linares",
+                "Téc. Jhonny Escalona",
+            ],
+            notes: &[
+                "Lote parejo, sin problemas.",
+                "Gusano cogollero en las orillas del lote.",
+                "Piricularia en el arroz del sector bajo.",
+                "Malezas de hoja ancha después de las lluvias.",
+                "Buena humedad tras las lluvias de mayo.",
+            ],
+            silo_word: "Silo bolsa",
+        },
         _ => Place {
             centre: (-36.62, -64.29),
             scouts: &[
@@ -142,6 +227,14 @@ pub(super) fn crop(scientific_name: &str, name: &str) -> Crop {
             humidity: (13.0, 16.0),
             seeds_per_m: 12.0,
             plants_per_ha: 220_000.0,
+        }
+    } else if is(&["oryza", "arroz"]) {
+        Crop {
+            days: 130,
+            yield_kg_ha: (5500.0, 9500.0),
+            humidity: (18.0, 23.0),
+            seeds_per_m: 60.0,
+            plants_per_ha: 2_000_000.0,
         }
     } else {
         Crop {

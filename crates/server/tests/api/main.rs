@@ -6,6 +6,7 @@ mod helpers;
 mod applicator_writes;
 mod auth;
 mod bodies;
+mod catalogue_switches;
 mod establishments;
 mod external_codes;
 mod farmers;

@@ -198,7 +198,16 @@ on_both_backends! {
             let (there, their_refs) = references(&app, country).await;
             let mut body = order(&their_refs);
             body["supplies"][0]["cultivation"]["local_id"] = json!(id);
-            let (_, message) = error_envelope(app.post(WRITE, &there, &body).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+            // The hints are Spanish words, and the society found may be Brazil's, whose errors default to Portuguese.
+            let response = app
+                .request(Method::POST, WRITE)
+                .bearer_auth(&there)
+                .header(reqwest::header::ACCEPT_LANGUAGE, "es")
+                .json(&body)
+                .send()
+                .await
+                .expect("POST request");
+            let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
             assert!(message.contains("campaigns.id") && message.contains(hint), "the homonym rule is explained: {message}");
         }
         let mut several = order(&refs);
