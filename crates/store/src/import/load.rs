@@ -177,7 +177,7 @@ impl Load {
             });
             for (index, column) in resource.columns.iter().enumerate() {
                 let Some(target) = column.target else { continue };
-                if let Some(lock) = statements.lock_references(index, column, target) {
+                for lock in statements.lock_references(index, column, target) {
                     fetch!(tx, (i64,), lock);
                 }
                 let query = statements.unknown_references(index, column, target);

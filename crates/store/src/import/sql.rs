@@ -188,21 +188,29 @@ impl Statements {
     }
 
     /// On PostgreSQL, locks to share the live records of `target` that rows of field `index` name, where deleting
-    /// them waits for dependants (as the API's writes lock them; see `crate::lookups`).
-    pub fn lock_references(&self, index: usize, column: &Column, target: Target) -> Option<Sql> {
-        let lock = crate::lookups::lock_for(target.table).map(|lock| self.dialect.lock_rows(lock))?;
+    /// them waits for dependants (as the API's writes lock them; see `crate::lookups`): those named by code, then by
+    /// id. Two statements, since records named either way (an `OR` of two sub-selects) cannot be a hashed semi-join,
+    /// and a file of a million rows then scans its staged rows once per record.
+    pub fn lock_references(&self, index: usize, column: &Column, target: Target) -> Vec<Sql> {
+        let Some(lock) = crate::lookups::lock_for(target.table).map(|lock| self.dialect.lock_rows(lock)) else {
+            return Vec::new();
+        };
         if lock.is_empty() {
-            return None;
+            return Vec::new();
         }
-        let mut sql = Sql::default();
-        sql.push(&format!("SELECT r.id FROM {} r WHERE ", target.table));
-        self.may_name("r", target, &mut sql);
-        let key = key_column(column.field.kind);
-        sql.push(&format!(
-            " AND r.deleted_at IS NULL AND (r.{key} IN (SELECT v{index}_code FROM {STAGING} WHERE NOT deleted) \
-             OR r.id IN (SELECT v{index}_id FROM {STAGING} WHERE NOT deleted)){lock}"
-        ));
-        Some(sql)
+        [(key_column(column.field.kind), "code"), ("id", "id")]
+            .into_iter()
+            .map(|(key, staged)| {
+                let mut sql = Sql::default();
+                sql.push(&format!("SELECT r.id FROM {} r WHERE ", target.table));
+                self.may_name("r", target, &mut sql);
+                sql.push(&format!(
+                    " AND r.deleted_at IS NULL AND r.{key} IN (SELECT v{index}_{staged} FROM {STAGING} \
+                     WHERE NOT deleted){lock}"
+                ));
+                sql
+            })
+            .collect()
     }
 
     /// Rows whose reference of field `index` names no live record the owner may name, or an id and a code of two
@@ -506,7 +514,7 @@ mod tests {
         assert!(query.count().text.contains("by_code.reference_key = s.v1_code"));
         assert!(masters
             .lock_references(3, cycle, cycle.target.expect("a reference"))
-            .is_none());
+            .is_empty());
     }
 
     #[test]
@@ -520,7 +528,10 @@ mod tests {
             };
             let establishment = &plots.resource.columns[0];
             let lock = plots.lock_references(0, establishment, establishment.target.expect("a reference"));
-            assert_eq!(lock.is_some_and(|sql| sql.text.ends_with("FOR SHARE")), locked);
+            assert_eq!(lock.len(), if locked { 2 } else { 0 });
+            assert!(lock
+                .iter()
+                .all(|sql| sql.text.ends_with("FOR SHARE") && !sql.text.contains(" OR ")));
             assert_eq!(plots.lock_deletions().is_some(), locked);
         }
     }
