@@ -260,6 +260,8 @@ pub struct ReferenceApplied {
     pub added: u64,
     /// Rows rewritten because the release corrected them.
     pub corrected: u64,
+    /// Operators' rows the release took as its own, because they had the external code of a row it ships.
+    pub adopted: u64,
 }
 
 /// One row of a reference file, parsed: its key, the hash of its content, and its cells by column.
@@ -349,6 +351,33 @@ fn values(
     Ok(values)
 }
 
+/// A shipped row's country and external code, for the catalogues whose live codes are unique per country.
+struct CountryCode {
+    country: String,
+    external_code: String,
+}
+
+/// Where a new shipped row may meet an operator's row with its code (imported before the release shipped it): the
+/// country and code to look for. Such a row is adopted (given the key, its content kept as an operator's correction)
+/// rather than inserted beside it, which the unique index of live codes would refuse.
+fn adoptable(catalogue: &Catalogue, row: &ShippedRow) -> Option<CountryCode> {
+    let cell = |name: &str| {
+        catalogue
+            .columns
+            .iter()
+            .position(|column| column.field() == name)
+            .and_then(|at| row.cells.get(at))
+            .cloned()
+    };
+    let country = cell("country")?;
+    let external_code = if catalogue.key_is_external_code {
+        row.key.clone()
+    } else {
+        cell("external_code")?
+    };
+    Some(CountryCode { country, external_code })
+}
+
 /// The columns [`values`] fills, in order.
 fn stored_columns(catalogue: &Catalogue) -> Vec<&'static str> {
     let mut columns: Vec<&'static str> = catalogue.columns.iter().map(|column| column.column()).collect();
@@ -392,7 +421,7 @@ pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Op
             return Ok(None);
         }
         let mut ids: HashMap<&'static str, HashMap<String, i64>> = HashMap::new();
-        let (mut added, mut corrected) = (0_u64, 0_u64);
+        let (mut added, mut corrected, mut adopted) = (0_u64, 0_u64, 0_u64);
         for (catalogue, rows) in &parsed {
             let table = catalogue.table;
             let existing: Vec<(i64, String, Option<String>)> = sqlx::query_as(&format!(
@@ -434,6 +463,28 @@ pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Op
                         corrected += 1;
                     }
                     None => {
+                        let adoption = adoptable(catalogue, row);
+                        let adopted_id: Option<i64> = match &adoption {
+                            Some(code) => {
+                                sqlx::query_scalar(&format!(
+                                    "UPDATE {table} SET reference_key = $1, reference_hash = $2 \
+                                     WHERE country = $3 AND external_code = $4 AND deleted_at IS NULL \
+                                     AND reference_key IS NULL RETURNING id"
+                                ))
+                                .bind(&row.key)
+                                .bind(&row.hash)
+                                .bind(&code.country)
+                                .bind(&code.external_code)
+                                .fetch_optional(&mut *tx)
+                                .await?
+                            }
+                            None => None,
+                        };
+                        if let Some(id) = adopted_id {
+                            keys.insert(row.key.clone(), id);
+                            adopted += 1;
+                            continue;
+                        }
                         args.extend([Arg::Text(row.key.clone()), Arg::Int(now), Arg::Int(now)]);
                         let id: i64 = bind_args!(sqlx::query_scalar(&insert), &args).fetch_one(&mut *tx).await?;
                         keys.insert(row.key.clone(), id);
@@ -454,13 +505,14 @@ pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Op
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        if added + corrected > 0 {
-            tracing::info!(version = %data.version, added, corrected, "applied reference data");
+        if added + corrected + adopted > 0 {
+            tracing::info!(version = %data.version, added, corrected, adopted, "applied reference data");
         }
         Ok(Some(ReferenceApplied {
             version: data.version.clone(),
             added,
             corrected,
+            adopted,
         }))
     })
 }

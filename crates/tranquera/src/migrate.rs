@@ -20,8 +20,8 @@ pub async fn run(args: MigrateArgs) -> Result<(), Failure> {
     println!("{} migration(s) applied; the schema is current.", migrated.schema);
     match migrated.reference {
         Some(release) => println!(
-            "Reference data {}: {} row(s) added, {} corrected.",
-            release.version, release.added, release.corrected
+            "Reference data {}: {} row(s) added, {} corrected, {} of the operator's adopted.",
+            release.version, release.added, release.corrected, release.adopted
         ),
         None => println!("Reference data is current."),
     }

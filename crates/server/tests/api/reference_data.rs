@@ -112,6 +112,31 @@ on_both_backends! {
         assert_eq!(active, [true, true]);
     }
 
+    async fn a_release_adopts_an_operators_row_with_the_code_it_ships(app) {
+        // The operator imported a product before a release shipped it, under the same registry code.
+        let inserted = app
+            .execute(
+                "INSERT INTO formulateds (country, name, external_code, active_ingredient, formulation_type_id, unit_id, \
+                 created_at, updated_at) SELECT 'AR', 'Producto del operador', 'SENASA-99999', 'Glifosato 48%', \
+                 formulation_type_id, unit_id, 0, 0 FROM formulateds WHERE id = $1",
+                1,
+            )
+            .await
+            .expect("the operator's row");
+        assert_eq!(inserted, 1);
+        let (release, _) = later_release();
+        let applied = app.store.apply_reference(&release).await.expect("migrate does not fail").expect("applied");
+        assert_eq!((applied.added, applied.corrected, applied.adopted), (0, 1, 1), "{applied:?}");
+        let token = app.token(integrator("AR")).await;
+        let products = app.all_items("/api/v3/third_party/formulateds", &token).await;
+        let holding: Vec<&str> = products
+            .iter()
+            .filter(|p| p["external_code"] == "SENASA-99999")
+            .map(|p| p["name"].as_str().expect("name"))
+            .collect();
+        assert_eq!(holding, ["Producto del operador"], "one row, the operator's content kept as a correction");
+    }
+
     async fn a_society_hears_errors_in_its_country_s_language_unless_the_request_asks(app) {
         let path = "/api/v3/third_party/waypoints?active=maybe";
         let mut messages = Vec::new();
