@@ -48,6 +48,21 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     store.migrate().await?;
     if demo::is_seeded(&store).await? {
         println!("Reusing the demo data in {} (--reset rebuilds it).", args.database);
+        let users = store.admin().users(None).await?;
+        let missing: Vec<&str> = DEMO_ACCOUNTS
+            .iter()
+            .map(|account| account.email)
+            .filter(|email| !users.iter().any(|user| user.email.eq_ignore_ascii_case(email)))
+            .collect();
+        if !missing.is_empty() {
+            // A database seeded by an older release lacks the newer societies, and keeps the catalogues it seeded
+            // itself beside the reference data this release loaded.
+            println!(
+                "This demo database was made by an older release: it has no {}. Run with --reset to rebuild it \
+                 with every country.",
+                missing.join(", ")
+            );
+        }
     } else {
         println!("Seeding demo data (scale {})…", args.scale);
         let summary = demo::demo(
