@@ -3,6 +3,8 @@
 //! # Layout
 //! - [`postgres`]: the throwaway PostgreSQL cluster of a test run, and clusters a test may stop and start itself.
 //! - [`process`]: the real server binary as a child process, started, stopped and killed.
+//! - [`scratch`]: a folder of a test's own, deleted when the test ends.
 
 pub mod postgres;
 pub mod process;
+pub mod scratch;

@@ -266,3 +266,40 @@ fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A new, empty database on the test run's cluster (see [`admin_url`]), named after `tag`; its URL.
+pub async fn new_database(tag: &str) -> String {
+    let admin_url = tokio::task::spawn_blocking(admin_url)
+        .await
+        .expect("the cluster starts");
+    create_database(&admin_url, tag).await
+}
+
+/// A new, empty database on the PostgreSQL server of `admin_url`, named after `tag`; its URL.
+pub async fn create_database(admin_url: &str, tag: &str) -> String {
+    use sqlx::Connection as _;
+    let mut attempts = 0;
+    let mut admin = loop {
+        match sqlx::PgConnection::connect(admin_url).await {
+            Ok(connection) => break connection,
+            // A cluster that has just opened its port may still answer "starting up" (57P03).
+            Err(error) if attempts < 100 => {
+                attempts += 1;
+                let starting = error
+                    .as_database_error()
+                    .and_then(|e| e.code())
+                    .is_some_and(|code| code == "57P03");
+                assert!(starting, "connect to the PostgreSQL server: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("PostgreSQL never finished starting: {error}"),
+        }
+    };
+    let name = crate::scratch::unique(tag).to_ascii_lowercase();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .expect("create a test database");
+    let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
+    format!("{base}/{name}")
+}

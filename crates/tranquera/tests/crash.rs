@@ -3,7 +3,7 @@
 //! acknowledged write is there, whole, and no write is there in part.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,10 +11,10 @@ use std::time::Duration;
 use demo::{DemoOptions, DEMO_ACCOUNTS};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use sqlx::Connection;
 use store::auth::AuthConfig;
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
+use testkit::scratch::Scratch;
 
 const DEMO: DemoOptions = DemoOptions {
     scale: 1,
@@ -30,52 +30,6 @@ const EVENTS_PER_BATCH: usize = 50;
 const MARK: f64 = 1_000_000.0;
 const WORK_ORDERS: &str = "/api/v3/third_party/work_orders";
 const DEVICE_EVENTS: &str = "/api/v3/third_party/device_events";
-
-/// A scratch folder for a SQLite database and the servers' logs, deleted at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("tranquera-crash-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a scratch folder");
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-async fn postgres_database() -> String {
-    let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
-        .await
-        .expect("the cluster starts");
-    let name = format!("tranquera_crash_{}", std::process::id());
-    let mut attempts = 0;
-    let mut admin = loop {
-        match sqlx::PgConnection::connect(&admin_url).await {
-            Ok(connection) => break connection,
-            // The cluster may still say "starting up" just after it opened its port.
-            Err(error) if attempts < 100 => {
-                attempts += 1;
-                eprintln!("waiting for PostgreSQL: {error}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(error) => panic!("connect to PostgreSQL: {error}"),
-        }
-    };
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .expect("create the database");
-    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-    format!("{base}/{name}")
-}
 
 /// Migrates and seeds `url`, with cheap password hashes (their cost is stored with them, so logins stay cheap).
 async fn seed(url: &str) {
@@ -303,7 +257,7 @@ async fn burst(api: &Api, refs: Arc<Refs>, server: &mut ServerProcess) -> Acknow
 
 async fn acknowledged_writes_survive_sigkill(url: &str, scratch: &Scratch) {
     seed(url).await;
-    let log = scratch.0.join("server.log");
+    let log = scratch.join("server.log");
     let mut server = serve(url, &log);
     let (api, society) = log_in(&server.base).await;
     let refs = Arc::new(references(&api, society).await);
@@ -364,14 +318,14 @@ async fn acknowledged_writes_survive_sigkill(url: &str, scratch: &Scratch) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn on_sqlite_acknowledged_writes_survive_sigkill_whole() {
-    let scratch = Scratch::new("sqlite");
-    let url = format!("sqlite://{}", scratch.0.join("api.sqlite").display());
+    let scratch = Scratch::new("tranquera-crash-sqlite");
+    let url = format!("sqlite://{}", scratch.join("api.sqlite").display());
     acknowledged_writes_survive_sigkill(&url, &scratch).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn on_postgres_acknowledged_writes_survive_sigkill_whole() {
-    let scratch = Scratch::new("postgres");
-    let url = postgres_database().await;
+    let scratch = Scratch::new("tranquera-crash-postgres");
+    let url = testkit::postgres::new_database("tranquera_crash").await;
     acknowledged_writes_survive_sigkill(&url, &scratch).await;
 }

@@ -6,13 +6,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use server::{Application, ServerConfig};
 use sqlx::Connection as _;
 use store::{Store, StoreConfig};
+use testkit::scratch::Scratch;
 
 /// The sample files, in the order a farm is onboarded.
 const SAMPLES: [&str; 7] = [
@@ -37,15 +37,9 @@ enum Backend {
 struct Operator {
     url: String,
     backend: Backend,
-    files: PathBuf,
+    files: Scratch,
     society: i64,
     other: i64,
-}
-
-impl Drop for Operator {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.files);
-    }
 }
 
 fn workspace() -> PathBuf {
@@ -56,50 +50,12 @@ fn sample(resource: &str) -> PathBuf {
     workspace().join(format!("examples/master-data/{resource}.csv"))
 }
 
-fn unique(tag: &str) -> String {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{tag}_{}_{}_{nanos}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-async fn postgres_database() -> String {
-    let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
-        .await
-        .expect("the cluster starts");
-    let mut attempts = 0;
-    let mut admin = loop {
-        match sqlx::PgConnection::connect(&admin_url).await {
-            Ok(connection) => break connection,
-            Err(error) if attempts < 100 => {
-                attempts += 1;
-                eprintln!("waiting for PostgreSQL: {error}");
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Err(error) => panic!("connect to PostgreSQL: {error}"),
-        }
-    };
-    let name = unique("tranquera_import");
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .expect("create the database");
-    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-    format!("{base}/{name}")
-}
-
 impl Operator {
     async fn new(backend: Backend) -> Operator {
-        let files = std::env::temp_dir().join(unique("tranquera-import"));
-        std::fs::create_dir_all(&files).expect("a scratch folder");
+        let files = Scratch::new("tranquera-import");
         let url = match backend {
             Backend::Sqlite => format!("sqlite://{}", files.join("db.sqlite").display()),
-            Backend::Postgres => postgres_database().await,
+            Backend::Postgres => testkit::postgres::new_database("tranquera_import").await,
         };
         let mut operator = Operator {
             url,

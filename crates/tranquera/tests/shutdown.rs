@@ -4,29 +4,19 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use demo::{DemoOptions, DEMO_ACCOUNTS};
 use store::auth::AuthConfig;
 use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
-
-/// A folder for the database and the server's log, deleted at the end.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use testkit::scratch::Scratch;
 
 /// A seeded SQLite database (cheap password hashes keep logins quick) and a server on it started with `flags`.
 fn server(tag: &str, flags: &[&str]) -> (ServerProcess, Scratch) {
-    let dir = std::env::temp_dir().join(format!("tranquera-shutdown-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let scratch = Scratch(dir);
-    let url = format!("sqlite://{}", scratch.0.join("api.sqlite").display());
+    let scratch = Scratch::new(&format!("tranquera-shutdown-{tag}"));
+    let url = format!("sqlite://{}", scratch.join("api.sqlite").display());
     let config = StoreConfig {
         pool: PoolOptions::default(),
         auth: AuthConfig::throwaway(),
@@ -52,7 +42,7 @@ fn server(tag: &str, flags: &[&str]) -> (ServerProcess, Scratch) {
     let server = ServerProcess::start(
         Path::new(env!("CARGO_BIN_EXE_tranquera")),
         &args,
-        &scratch.0.join("server.log"),
+        &scratch.join("server.log"),
     );
     (server, scratch)
 }

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use sqlx::Connection as _;
 use testkit::process::ServerProcess;
+use testkit::scratch::Scratch;
 
 /// The fenced block of the README that is the walkthrough (opened with this line).
 const FENCE: &str = "```sh walkthrough";
@@ -51,48 +51,6 @@ fn walkthrough() -> Vec<Step> {
             }
         })
         .collect()
-}
-
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(tag: &str) -> Scratch {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!("tranquera-walkthrough-{tag}-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    Scratch(dir)
-}
-
-async fn postgres_database() -> String {
-    let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
-        .await
-        .expect("the cluster starts");
-    let name = format!("tranquera_walkthrough_{}", std::process::id());
-    let mut attempts = 0;
-    let mut admin = loop {
-        match sqlx::PgConnection::connect(&admin_url).await {
-            Ok(connection) => break connection,
-            Err(error) if attempts < 100 => {
-                attempts += 1;
-                eprintln!("waiting for PostgreSQL: {error}");
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Err(error) => panic!("connect to PostgreSQL: {error}"),
-        }
-    };
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .expect("create the database");
-    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-    format!("{base}/{name}")
 }
 
 /// The values of `column` in a sample file.
@@ -155,7 +113,7 @@ fn ids(items: &[Value]) -> Vec<i64> {
 }
 
 async fn run_walkthrough(database_url: &str, tag: &str) {
-    let scratch = scratch(tag);
+    let scratch = Scratch::new(&format!("tranquera-walkthrough-{tag}"));
     let binary = Path::new(env!("CARGO_BIN_EXE_tranquera"));
     let mut env: Vec<(String, String)> = Vec::new();
     let mut serve = None;
@@ -169,7 +127,7 @@ async fn run_walkthrough(database_url: &str, tag: &str) {
                 serve = Some(ServerProcess::start(
                     binary,
                     &["serve", "--database", database_url],
-                    &scratch.0.join("serve.log"),
+                    &scratch.join("serve.log"),
                 ));
             }
             Step::Run(args) => {
@@ -331,13 +289,13 @@ fn readme_email() -> String {
 
 #[tokio::test]
 async fn the_readme_walkthrough_works_on_sqlite() {
-    let scratch = scratch("sqlite");
-    let url = format!("sqlite://{}", scratch.0.join("production.sqlite").display());
+    let scratch = Scratch::new("tranquera-walkthrough-sqlite");
+    let url = format!("sqlite://{}", scratch.join("production.sqlite").display());
     run_walkthrough(&url, "sqlite-run").await;
 }
 
 #[tokio::test]
 async fn the_readme_walkthrough_works_on_postgres() {
-    let url = postgres_database().await;
+    let url = testkit::postgres::new_database("tranquera_walkthrough").await;
     run_walkthrough(&url, "postgres-run").await;
 }

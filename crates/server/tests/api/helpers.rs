@@ -103,44 +103,7 @@ async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
                 .into_owned();
             (format!("sqlite://{path}"), Some(TempFiles(path)))
         }
-        Backend::Postgres => {
-            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
-                .await
-                .expect("the cluster starts");
-            (new_postgres_database(&admin_url).await, None)
-        }
-    }
-}
-
-/// A new database on the PostgreSQL server of `admin_url`, and its URL.
-async fn new_postgres_database(admin_url: &str) -> String {
-    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = connect_when_ready(admin_url).await;
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .expect("create a test database");
-    let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
-    format!("{base}/{name}")
-}
-
-/// Connects to PostgreSQL, waiting out the "starting up" answer of a cluster that has just opened its port.
-async fn connect_when_ready(url: &str) -> sqlx::PgConnection {
-    let mut attempts = 0;
-    loop {
-        match sqlx::PgConnection::connect(url).await {
-            Ok(connection) => return connection,
-            Err(error) if attempts < 100 => {
-                attempts += 1;
-                let starting = error
-                    .as_database_error()
-                    .and_then(|e| e.code())
-                    .is_some_and(|code| code == "57P03");
-                assert!(starting, "connect to the PostgreSQL server: {error}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(error) => panic!("PostgreSQL never finished starting: {error}"),
-        }
+        Backend::Postgres => (testkit::postgres::new_database("tranquera_test").await, None),
     }
 }
 
@@ -158,7 +121,7 @@ impl TestApp {
 
     /// A server over a fresh database on the PostgreSQL server of `admin_url` (a cluster the test may stop).
     pub async fn spawn_on_postgres(admin_url: &str, setup: Setup) -> Self {
-        let url = new_postgres_database(admin_url).await;
+        let url = testkit::postgres::create_database(admin_url, "tranquera_test").await;
         Self::spawn_over(url, None, Backend::Postgres, setup).await
     }
 
