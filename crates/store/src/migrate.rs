@@ -181,39 +181,43 @@ $$;";
 
 /// The triggers that count changes to catalogue `table` in `reference_version`.
 fn track_reference(table: &str, dialect: Dialect) -> String {
-    let mut sql = String::new();
-    for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
-        let name = format!("{table}_reference_{}", event.to_ascii_lowercase());
-        sql.push_str(&match dialect {
-            Dialect::Sqlite => format!(
-                "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN \
-                 UPDATE reference_version SET version = version + 1 WHERE id = 1; END;\n"
-            ),
-            Dialect::Postgres => format!(
-                "CREATE TRIGGER {name} AFTER {event} ON {table} REFERENCING {row} TABLE AS changed \
-                 FOR EACH STATEMENT EXECUTE FUNCTION bump_reference_version();\n"
-            ),
-        });
-    }
-    sql
+    change_triggers(table, dialect, "reference", "bump_reference_version", |_| {
+        "UPDATE reference_version SET version = version + 1 WHERE id = 1;".to_owned()
+    })
 }
 
 /// The triggers that count changes to `table` in `table_versions`. PostgreSQL counts once per statement (transition
 /// tables), so a 1,000-row insert costs one upsert; SQLite has only row triggers.
 fn track_versions(table: &str, dialect: Dialect) -> String {
+    change_triggers(table, dialect, "version", "bump_table_version", |row| {
+        format!(
+            "INSERT INTO table_versions (society_id, table_name, slot, version) \
+             VALUES ({row}.society_id, '{table}', 0, 1) \
+             ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = version + 1;"
+        )
+    })
+}
+
+/// `{table}_{purpose}_{insert,update,delete}`: after each change of `table`, SQLite runs `sqlite_body(row)` per row
+/// (`row` is `NEW` or `OLD`) and PostgreSQL calls `postgres_function` once per statement, its rows in `changed`.
+fn change_triggers(
+    table: &str,
+    dialect: Dialect,
+    purpose: &str,
+    postgres_function: &str,
+    sqlite_body: impl Fn(&str) -> String,
+) -> String {
     let mut sql = String::new();
     for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
-        let name = format!("{table}_version_{}", event.to_ascii_lowercase());
+        let name = format!("{table}_{purpose}_{}", event.to_ascii_lowercase());
         sql.push_str(&match dialect {
             Dialect::Sqlite => format!(
-                "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN \
-                 INSERT INTO table_versions (society_id, table_name, slot, version) \
-                 VALUES ({row}.society_id, '{table}', 0, 1) \
-                 ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = version + 1; END;\n"
+                "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {} END;\n",
+                sqlite_body(row)
             ),
             Dialect::Postgres => format!(
                 "CREATE TRIGGER {name} AFTER {event} ON {table} REFERENCING {row} TABLE AS changed \
-                 FOR EACH STATEMENT EXECUTE FUNCTION bump_table_version();\n"
+                 FOR EACH STATEMENT EXECUTE FUNCTION {postgres_function}();\n"
             ),
         });
     }

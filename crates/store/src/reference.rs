@@ -390,18 +390,6 @@ fn stored_columns(catalogue: &Catalogue) -> Vec<&'static str> {
 
 /// Applies `data` unless this very release was applied before; answers what it changed.
 pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Option<ReferenceApplied>, StoreError> {
-    let parsed = CATALOGUES
-        .iter()
-        .map(|catalogue| {
-            let text = data
-                .files
-                .iter()
-                .find(|(table, _)| *table == catalogue.table)
-                .map(|(_, text)| text.as_str())
-                .ok_or_else(|| malformed(catalogue.table, "missing"))?;
-            Ok((catalogue, parse(catalogue, text)?))
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
     let checksum = data.checksum();
     let dialect = db.dialect();
     let now = now_millis();
@@ -420,6 +408,19 @@ pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Op
         if seen.is_some() {
             return Ok(None);
         }
+        // Read only for a release the database has not applied: a start-up that finds it applied parses nothing.
+        let parsed = CATALOGUES
+            .iter()
+            .map(|catalogue| {
+                let text = data
+                    .files
+                    .iter()
+                    .find(|(table, _)| *table == catalogue.table)
+                    .map(|(_, text)| text.as_str())
+                    .ok_or_else(|| malformed(catalogue.table, "missing"))?;
+                Ok((catalogue, parse(catalogue, text)?))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
         let mut ids: HashMap<&'static str, HashMap<String, i64>> = HashMap::new();
         let (mut added, mut corrected, mut adopted) = (0_u64, 0_u64, 0_u64);
         for (catalogue, rows) in &parsed {
