@@ -40,11 +40,16 @@ pub async fn render_errors(State(state): State<AppState>, mut request: Request, 
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok())
         .map(|value| Lang::negotiate(Some(value)));
-    let society = SocietyLanguage::default();
-    request.extensions_mut().insert(society.clone());
+    // Only a request that names no language needs to hear which society it is for.
+    let society = asked.is_none().then(SocietyLanguage::default);
+    if let Some(society) = &society {
+        request.extensions_mut().insert(society.clone());
+    }
     let path = request.uri().path().to_owned();
     let mut response = next.run(request).await;
-    let lang = asked.unwrap_or_else(|| society.0.get().copied().unwrap_or_default());
+    let lang = asked
+        .or_else(|| society.and_then(|society| society.0.get().copied()))
+        .unwrap_or_default();
     let status = response.status();
     let report = match response.extensions_mut().remove::<ErrorReport>() {
         Some(report) => report,
