@@ -12,12 +12,14 @@
 //! - [`farmers`], [`establishments`]: master data resources.
 //! - [`plots`]: plots as the v3 writes speak them.
 //! - [`jobs`]: bodies that start background jobs.
+//! - [`events`]: the change feed and the webhook deliveries that carry it.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
 pub mod applicators;
 pub mod auth;
 pub mod envelope;
 pub mod establishments;
+pub mod events;
 pub mod farmers;
 pub mod field;
 pub mod jobs;
