@@ -5,6 +5,7 @@
 //! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
 //! - [`country`]: the countries the platform operates in.
 //! - [`jobs`]: background jobs' kinds, states and row rules.
+//! - [`events`]: the change feed's types, cursor, page size and retention.
 //! - [`refusal`]: every reason a write can be refused, named once.
 //! - [`master_data`]: establishment, plot and applicator write commands and their rules.
 //! - [`field`]: silobag campaign rows, devices and device events (the farm field's writes) and their rules.
@@ -13,6 +14,7 @@
 //! - [`import`]: operator imports of master data: files' headers and cells read into values, and their rules.
 
 pub mod country;
+pub mod events;
 pub mod field;
 pub mod filters;
 pub mod import;

@@ -65,6 +65,14 @@ pub enum Msg {
     Unavailable,
     /// Anything unexpected; details are only in the server's log.
     Internal,
+    /// The feed's `after` is neither `now` nor a cursor the feed handed out.
+    BadCursor(String),
+    /// A `types` entry names no event type.
+    UnknownEventType(String),
+    /// The feed's `size` is not 1 to the maximum.
+    InvalidFeedSize(String, u32),
+    /// The events after the cursor are past the retention period (days) and were pruned.
+    FeedExpired(u64),
     /// An error status with no more specific message.
     Status(u16),
     /// The applicators list was asked for a page past its last (answered with envelope code 0).
@@ -224,6 +232,45 @@ impl Msg {
             (Msg::Internal, Es) => "Error interno del servidor.".into(),
             (Msg::Internal, Pt) => "Erro interno do servidor.".into(),
             (Msg::Internal, En) => "Internal server error.".into(),
+            (Msg::BadCursor(v), Es) => {
+                format!("El parámetro after ('{v}') debe ser 'now' o un cursor devuelto por el feed (next_cursor).")
+            }
+            (Msg::BadCursor(v), Pt) => {
+                format!("O parâmetro after ('{v}') deve ser 'now' ou um cursor devolvido pelo feed (next_cursor).")
+            }
+            (Msg::BadCursor(v), En) => {
+                format!("The after parameter ('{v}') must be 'now' or a cursor the feed returned (next_cursor).")
+            }
+            (Msg::UnknownEventType(v), Es) => format!(
+                "El tipo de evento '{v}' no existe: use <recurso>.<acción> (p. ej. work_order.updated) o <recurso>.*."
+            ),
+            (Msg::UnknownEventType(v), Pt) => format!(
+                "O tipo de evento '{v}' não existe: use <recurso>.<ação> (p. ex. work_order.updated) ou <recurso>.*."
+            ),
+            (Msg::UnknownEventType(v), En) => format!(
+                "There is no event type '{v}': use <resource>.<action> (e.g. work_order.updated) or <resource>.*."
+            ),
+            (Msg::InvalidFeedSize(v, max), Es) => {
+                format!("El parámetro size ('{v}') debe ser un entero entre 1 y {max}.")
+            }
+            (Msg::InvalidFeedSize(v, max), Pt) => {
+                format!("O parâmetro size ('{v}') deve ser um inteiro entre 1 e {max}.")
+            }
+            (Msg::InvalidFeedSize(v, max), En) => {
+                format!("The size parameter ('{v}') must be an integer from 1 to {max}.")
+            }
+            (Msg::FeedExpired(days), Es) => format!(
+                "El cursor es anterior a los {days} días que se conservan los eventos: resincronice todo (lea cada \
+                 lista completa) y siga el feed desde after=now."
+            ),
+            (Msg::FeedExpired(days), Pt) => format!(
+                "O cursor é anterior aos {days} dias em que os eventos são mantidos: ressincronize tudo (leia cada \
+                 lista completa) e siga o feed a partir de after=now."
+            ),
+            (Msg::FeedExpired(days), En) => format!(
+                "The cursor is older than the {days} days events are kept: resync everything (read every list in \
+                 full) and follow the feed from after=now."
+            ),
             (Msg::Status(code), Es) => format!("La solicitud no pudo completarse (HTTP {code})."),
             (Msg::Status(code), Pt) => {
                 format!("A requisição não pôde ser concluída (HTTP {code}).")

@@ -3,6 +3,7 @@
 //! Callers name tables and columns; the statements are made here.
 
 use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect};
+use crate::events::pause_capture;
 use crate::{Store, StoreError};
 
 /// Rows of one multi-row `INSERT`, at most: beyond this a statement only grows without getting faster.
@@ -93,8 +94,10 @@ impl Store {
         let dialect = self.dialect();
         let mut values = values.into_iter();
         let mut written = 0_u64;
+        let (pause, resume) = pause_capture(dialect);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
+            sqlx::query(pause).execute(&mut *tx).await?;
             loop {
                 let pending: Vec<Arg> = values.by_ref().take(chunk).collect();
                 if pending.is_empty() {
@@ -120,6 +123,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             }
+            sqlx::query(resume).execute(&mut *tx).await?;
             tx.commit().await?;
         });
         Ok(written)
@@ -159,11 +163,14 @@ impl Store {
                 "{table}: values do not make rows of {width}"
             )));
         }
+        let (pause, resume) = pause_capture(self.dialect());
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
+            sqlx::query(pause).execute(&mut *tx).await?;
             for row in values.chunks(width) {
                 bind_args!(sqlx::query(&text), row).execute(&mut *tx).await?;
             }
+            sqlx::query(resume).execute(&mut *tx).await?;
             tx.commit().await?;
         });
         Ok((values.len() / width) as u64)

@@ -134,22 +134,71 @@ pub(crate) trait BeginWrite {
     /// Begins a transaction that will write.
     fn begin_write(
         &self,
-    ) -> impl std::future::Future<Output = Result<sqlx::Transaction<'static, Self::Database>, sqlx::Error>> + Send;
+    ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
 }
 
 impl BeginWrite for SqlitePool {
     type Database = sqlx::Sqlite;
 
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
-        self.begin_with("BEGIN IMMEDIATE").await
+    async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
+        Ok(WriteTx(self.begin_with("BEGIN IMMEDIATE").await?))
     }
 }
 
 impl BeginWrite for PgPool {
     type Database = sqlx::Postgres;
 
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-        self.begin().await
+    async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
+        Ok(WriteTx(self.begin().await?))
+    }
+}
+
+/// A transaction that writes. Its `commit` first renders the payload of every event its changes wrote
+/// ([`crate::events`]), so no write path can commit a change whose event lacks its record. It is the only way the
+/// store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
+pub(crate) struct WriteTx<'c, DB: sqlx::Database>(sqlx::Transaction<'c, DB>);
+
+impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
+    /// Wraps a transaction begun on a connection of its own (an operator's import).
+    pub(crate) fn new(tx: sqlx::Transaction<'c, DB>) -> Self {
+        Self(tx)
+    }
+
+    /// Rolls back: nothing, events included, is kept.
+    pub(crate) async fn rollback(self) -> Result<(), sqlx::Error> {
+        self.0.rollback().await
+    }
+}
+
+impl<DB: sqlx::Database> std::ops::Deref for WriteTx<'_, DB> {
+    type Target = DB::Connection;
+
+    fn deref(&self) -> &DB::Connection {
+        &self.0
+    }
+}
+
+impl<DB: sqlx::Database> std::ops::DerefMut for WriteTx<'_, DB> {
+    fn deref_mut(&mut self) -> &mut DB::Connection {
+        &mut self.0
+    }
+}
+
+impl WriteTx<'_, sqlx::Sqlite> {
+    /// Renders the transaction's events, then commits.
+    #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
+    pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
+        crate::events::render_pending_sqlite(&mut self.0).await?;
+        self.0.commit().await
+    }
+}
+
+impl WriteTx<'_, sqlx::Postgres> {
+    /// Renders the transaction's events, then commits.
+    #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
+    pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
+        crate::events::render_pending_postgres(&mut self.0).await?;
+        self.0.commit().await
     }
 }
 

@@ -70,7 +70,8 @@ impl Store {
     ) -> Result<i64, StoreError> {
         let now = now_millis();
         let id: i64 = with_writer!(&self.db, pool => {
-            sqlx::query_scalar(
+            let mut tx = pool.begin_write().await?;
+            let id = sqlx::query_scalar(
                 "INSERT INTO jobs (society_id, kind, status, input, total_items, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
             )
@@ -80,8 +81,10 @@ impl Store {
             .bind(input)
             .bind(total_items)
             .bind(now)
-            .fetch_one(pool)
-            .await?
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            id
         });
         Ok(id)
     }

@@ -12,6 +12,7 @@
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
+//! - [`events`]: the change feed: events written with their changes, rendered at commit, read in commit order.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
 //! - `lookups`: what a write asks the database before it writes (are these ids live?), and the row locks it takes.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
@@ -25,6 +26,7 @@ pub mod cache;
 pub mod db;
 pub mod dependants;
 pub mod durability;
+pub mod events;
 pub mod idempotency;
 pub mod import;
 mod inline;

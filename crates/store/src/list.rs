@@ -79,6 +79,8 @@ pub trait Resource: Send + Sync + 'static {
     const SPEC: ListSpec;
     /// Renders a row into its wire shape, timestamps in the society's zone.
     fn render(row: Self::Row, render: &Render) -> Self::Item;
+    /// The row's record id (`t.id`).
+    fn id(row: &Self::Row) -> i64;
 }
 
 /// Why a list could not be served.
@@ -445,6 +447,10 @@ macro_rules! resource {
                 active: $active,
             };
 
+            fn id(row: &$row) -> i64 {
+                row.id
+            }
+
             #[allow(unused_variables, reason = "catalogues without timestamps do not need the renderer")]
             fn render(row: $row, render: &$crate::Render) -> $item {
                 $item {
@@ -492,6 +498,10 @@ macro_rules! slice_of {
 
             fn render(row: Self::Row, render: &$crate::Render) -> Self::Item {
                 <$whole as $crate::list::Resource>::render(row, render)
+            }
+
+            fn id(row: &Self::Row) -> i64 {
+                <$whole as $crate::list::Resource>::id(row)
             }
         }
     };

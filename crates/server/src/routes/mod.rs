@@ -6,6 +6,7 @@ mod applicators;
 mod auth;
 pub mod docs;
 mod establishments;
+mod events;
 mod farmers;
 mod field;
 mod health;
@@ -39,6 +40,7 @@ pub fn table() -> ApiTable {
         planning::register,
         field::register,
         jobs::register,
+        events::register,
         operational,
     ];
     groups

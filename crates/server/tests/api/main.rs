@@ -8,6 +8,7 @@ mod auth;
 mod bodies;
 mod catalogue_switches;
 mod establishments;
+mod events;
 mod external_codes;
 mod farmers;
 mod field;

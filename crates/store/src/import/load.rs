@@ -9,7 +9,7 @@ use sqlx::{Connection as _, Postgres, Sqlite};
 use super::sql::{ProblemQuery, Statements, STAGING};
 use super::{ImportResource, Owner};
 use crate::bulk::insert_statements;
-use crate::db::{bind_args, Db, Dialect, Sql};
+use crate::db::{bind_args, Db, Dialect, Sql, WriteTx};
 use crate::{now_millis, Store, StoreError};
 
 /// A connection of either backend, held for the whole import: its temporary table is its own.
@@ -127,7 +127,7 @@ impl Load {
         let head = format!("{STAGING} ({})", columns.join(", "));
         let queries = insert_statements(self.statements.dialect, &head, columns.len(), values);
         with_connection!(&mut self.connection, conn => {
-            let mut tx = conn.begin().await?;
+            let mut tx = WriteTx::new(conn.begin().await?);
             for sql in queries {
                 execute!(tx, sql);
             }
@@ -164,7 +164,7 @@ impl Load {
             if dialect == Dialect::Postgres {
                 sqlx::raw_sql(&format!("ANALYZE {STAGING}")).execute(&mut **conn).await?;
             }
-            let mut tx = conn.begin_with(begin).await?;
+            let mut tx = WriteTx::new(conn.begin_with(begin).await?);
             if dialect == Dialect::Postgres {
                 sqlx::query("SELECT pg_advisory_xact_lock($1)")
                     .bind(statements.owner.lock_key(resource))

@@ -30,6 +30,11 @@ pub struct Establishments;
 
 impl Resource for Establishments {
     type Row = EstablishmentRow;
+
+    fn id(row: &EstablishmentRow) -> i64 {
+        row.id
+    }
+
     type Item = Establishment;
     const SPEC: ListSpec = ListSpec {
         name: "establishments",

@@ -48,6 +48,11 @@ pub struct FarmersV2;
 
 impl Resource for FarmersV2 {
     type Row = FarmerRow;
+
+    fn id(row: &FarmerRow) -> i64 {
+        row.id
+    }
+
     type Item = FarmerV2;
     const SPEC: ListSpec = SPEC;
 
@@ -75,6 +80,11 @@ pub struct FarmersV3;
 
 impl Resource for FarmersV3 {
     type Row = FarmerRow;
+
+    fn id(row: &FarmerRow) -> i64 {
+        row.id
+    }
+
     type Item = FarmerV3;
     const SPEC: ListSpec = SPEC;
 

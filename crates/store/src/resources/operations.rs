@@ -188,6 +188,11 @@ pub struct ObjectiveYieldJobs;
 
 impl Resource for ObjectiveYieldJobs {
     type Row = JobRow;
+
+    fn id(row: &JobRow) -> i64 {
+        row.id
+    }
+
     type Item = Job;
     const SPEC: ListSpec = ListSpec {
         name: "update_objective_yield/jobs",
@@ -212,6 +217,11 @@ pub struct CampaignImportJobs;
 
 impl Resource for CampaignImportJobs {
     type Row = JobRow;
+
+    fn id(row: &JobRow) -> i64 {
+        row.id
+    }
+
     type Item = Job;
     const SPEC: ListSpec = ListSpec {
         name: "import/jobs",

@@ -7,7 +7,7 @@
 //! replacements of one order apply one after the other and never interleave their lines.
 
 mod lines;
-mod read;
+pub(crate) mod read;
 
 use std::collections::BTreeSet;
 

@@ -41,6 +41,11 @@ pub struct WorkOrderHeaders;
 
 impl Resource for WorkOrderHeaders {
     type Row = WorkOrderRow;
+
+    fn id(row: &WorkOrderRow) -> i64 {
+        row.id
+    }
+
     type Item = WorkOrderHeader;
     const SPEC: ListSpec = ListSpec {
         name: "work_orders",
@@ -140,11 +145,12 @@ pub(crate) struct LabourRow {
     pub(crate) applicators: Option<String>,
 }
 
-const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
+pub(crate) const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
                               s.total_applied, s.date, s.pending, s.executed, s.confirmed";
 
 // Each link list is aggregated per line in the same query, so a page of orders costs three queries in all.
-const LABOUR_COLUMNS: &str = "l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
+pub(crate) const LABOUR_COLUMNS: &str =
+    "l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
      l.pending, l.executed, l.confirmed, \
      (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',' ORDER BY x.contractor_id) \
       FROM work_order_labour_contractors x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS contractors, \
@@ -162,7 +168,7 @@ fn refs(list: Option<&str>) -> Vec<LocalRef> {
 
 /// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id IN (…)`, lines in
 /// their stored order.
-fn lines_query(columns: &str, table: &str, alias: &str, society_id: i64, orders: &[i64]) -> Sql {
+pub(crate) fn lines_query(columns: &str, table: &str, alias: &str, society_id: i64, orders: &[i64]) -> Sql {
     let mut sql = Sql::default();
     sql.push(&format!(
         "SELECT {columns} FROM {table} {alias} WHERE {alias}.society_id = "

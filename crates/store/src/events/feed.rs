@@ -1,0 +1,212 @@
+//! Reading the feed after a cursor, and pruning it after the retention period.
+//!
+//! The order is (position, id). SQLite commits one writer at a time, so ids are commit order and every position
+//! is 0. On PostgreSQL an id taken early can commit late, so a reader returns only events whose position is below
+//! the oldest transaction its snapshot saw still running ([`POSTGRES_HORIZON`]): every transaction below it has
+//! ended, so no event can later appear before a cursor already handed out. A later change of a record is never
+//! placed before an earlier one (see [`super::payload`]). The price: a long writing transaction on the same database
+//! (an operator's import of a million plots) holds the feed back until it ends. Events are delayed, never missed.
+
+use domain::events::{EventCursor, EventTypes, FeedStart};
+
+use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::{Scope, Store, StoreError};
+
+/// One event as stored.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StoredEvent {
+    /// Its id.
+    pub id: i64,
+    /// Its place in the feed's order.
+    pub position: i64,
+    /// The record's resource (`work_order`).
+    pub resource: String,
+    /// What happened (`created`).
+    pub action: String,
+    /// The record's id.
+    pub resource_id: i64,
+    /// When, in epoch milliseconds.
+    pub occurred_at: i64,
+    /// The record's read shape just after the change, as JSON.
+    pub payload: Option<String>,
+}
+
+impl StoredEvent {
+    /// The cursor just after this event.
+    pub fn cursor(&self) -> EventCursor {
+        EventCursor {
+            position: self.position,
+            id: self.id,
+        }
+    }
+}
+
+/// One page of the feed.
+#[derive(Debug, Clone)]
+pub struct FeedPage {
+    /// The events after the cursor, in feed order.
+    pub events: Vec<StoredEvent>,
+    /// Where the next read continues.
+    pub next: EventCursor,
+    /// Whether more events were already readable.
+    pub has_more: bool,
+}
+
+/// Why the feed cannot be read from where the caller asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedRefusal {
+    /// Events after the cursor have been pruned: the client must resync.
+    Expired,
+}
+
+/// The position below which every writer of this database has ended, as the statement's snapshot sees it: the
+/// smallest transaction it saw running, or the next to start. A transaction still running on another database of
+/// the cluster (whose ids are shared) cannot write these events and is left out, so another database's long
+/// transaction does not hold this feed back; one that has ended since the snapshot counts, to be safe.
+const POSTGRES_HORIZON: &str =
+    "(SELECT COALESCE(MIN(running.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint) \
+     FROM (SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) x) running \
+     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname <> current_database() \
+     AND a.backend_xid IS NOT NULL AND a.backend_xid::text::bigint = running.xid % 4294967296))";
+
+/// The condition that holds back events a running transaction could still precede (PostgreSQL; see the module).
+fn horizon(dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Sqlite => String::new(),
+        Dialect::Postgres => format!(" AND position < {POSTGRES_HORIZON}"),
+    }
+}
+
+/// `AND (position, id) > cursor`, written out so both backends walk the feed index.
+fn after(sql: &mut Sql, cursor: EventCursor) {
+    sql.push(" AND (position > ")
+        .arg(Arg::Int(cursor.position))
+        .push(" OR position = ")
+        .arg(Arg::Int(cursor.position))
+        .push(" AND id > ")
+        .arg(Arg::Int(cursor.id))
+        .push(")");
+}
+
+impl Store {
+    /// The caller's events after `start`, at most `size`, of the `types` asked for (all when empty).
+    #[tracing::instrument(skip(self, scope, types), fields(society = scope.society_id()))]
+    pub async fn event_feed(
+        &self,
+        scope: &Scope,
+        start: FeedStart,
+        types: &EventTypes,
+        size: u32,
+    ) -> Result<Result<FeedPage, FeedRefusal>, StoreError> {
+        let dialect = self.dialect();
+        let society_id = scope.society_id();
+        let pruned: (i64, i64) = with_reader!(&self.db, pool => {
+            sqlx::query_as("SELECT position, event_id FROM events_pruned WHERE id = 1").fetch_one(pool).await?
+        });
+        let pruned = EventCursor {
+            position: pruned.0,
+            id: pruned.1,
+        };
+        let cursor = match start {
+            FeedStart::Beginning => pruned,
+            FeedStart::After(cursor) if cursor < pruned => return Ok(Err(FeedRefusal::Expired)),
+            FeedStart::After(cursor) => cursor,
+            FeedStart::Now => self.feed_head().await?.max(pruned),
+        };
+        let mut sql = Sql::default();
+        sql.push(
+            "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ",
+        )
+        .arg(Arg::Int(society_id));
+        after(&mut sql, cursor);
+        sql.push(&horizon(dialect));
+        if !types.0.is_empty() {
+            sql.push(" AND (");
+            for (index, filter) in types.0.iter().enumerate() {
+                sql.push(if index > 0 { " OR " } else { "" })
+                    .push("(resource = ")
+                    .arg(Arg::Text(filter.resource.to_owned()));
+                if let Some(action) = filter.action {
+                    sql.push(" AND action = ").arg(Arg::Text(action.to_owned()));
+                }
+                sql.push(")");
+            }
+            sql.push(")");
+        }
+        sql.push(" ORDER BY position, id LIMIT ")
+            .arg(Arg::Int(i64::from(size) + 1));
+        let mut events: Vec<StoredEvent> = with_reader!(&self.db, pool => {
+            bind_args!(sqlx::query_as::<_, StoredEvent>(&sql.text), &sql.args).fetch_all(pool).await?
+        });
+        let has_more = events.len() > size as usize;
+        events.truncate(size as usize);
+        let mut next = events.last().map_or(cursor, StoredEvent::cursor);
+        if !has_more && !types.0.is_empty() {
+            // Nothing more of these types is readable: skip past the other types' events read so far, so the next
+            // read does not scan them again.
+            next = next.max(self.latest_readable(society_id).await?);
+        }
+        Ok(Ok(FeedPage { events, next, has_more }))
+    }
+
+    /// The cursor before every event not yet readable: on PostgreSQL the horizon, on SQLite the last event written.
+    async fn feed_head(&self) -> Result<EventCursor, StoreError> {
+        Ok(with_reader!(&self.db, pool => {
+            match self.dialect() {
+                Dialect::Sqlite => EventCursor {
+                    position: 0,
+                    id: sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events").fetch_one(pool).await?,
+                },
+                Dialect::Postgres => EventCursor {
+                    position: sqlx::query_scalar(&format!("SELECT {POSTGRES_HORIZON}")).fetch_one(pool).await?,
+                    id: 0,
+                },
+            }
+        }))
+    }
+
+    /// The cursor of the society's last readable event (the start when it has none).
+    async fn latest_readable(&self, society_id: i64) -> Result<EventCursor, StoreError> {
+        let sql = format!(
+            "SELECT position, id FROM events WHERE society_id = $1{} ORDER BY position DESC, id DESC LIMIT 1",
+            horizon(self.dialect())
+        );
+        let latest: Option<(i64, i64)> = with_reader!(&self.db, pool => {
+            sqlx::query_as(&sql).bind(society_id).fetch_optional(pool).await?
+        });
+        Ok(latest.map_or_else(EventCursor::default, |(position, id)| EventCursor { position, id }))
+    }
+
+    /// Deletes the events that occurred before `before` (epoch ms) and moves the pruning mark past them, so a
+    /// cursor among them is refused rather than silently skipping what was deleted. Answers how many it deleted.
+    pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            let mark: Option<(i64, i64)> = sqlx::query_as(
+                "SELECT position, id FROM events WHERE occurred_at < $1 ORDER BY position DESC, id DESC LIMIT 1",
+            )
+            .bind(before)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((position, id)) = mark else {
+                return Ok(0);
+            };
+            let deleted = sqlx::query("DELETE FROM events WHERE position < $1 OR position = $1 AND id <= $2")
+                .bind(position)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            sqlx::query(
+                "UPDATE events_pruned SET position = $1, event_id = $2 \
+                 WHERE id = 1 AND (position < $1 OR position = $1 AND event_id < $2)",
+            )
+            .bind(position)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(deleted)
+        })
+    }
+}

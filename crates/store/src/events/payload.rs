@@ -1,0 +1,275 @@
+//! Each event's payload: its record as the resource's read answers it, rendered inside the writing transaction just
+//! before it commits (see [`crate::db::WriteTx`]), so it shows the record as that change left it. A record that no
+//! longer exists is `{"id": …, "deleted_at": …}`.
+//!
+//! On PostgreSQL the same statement also places the event after any earlier event of its record: a transaction
+//! that took its id before another but changed the record after that one committed would otherwise sort first.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use sqlx::{PgConnection, SqliteConnection};
+
+use crate::db::{bind_args, Arg, Sql, IDS_PER_QUERY};
+use crate::resources::establishments::Establishments;
+use crate::resources::farmers::FarmersV3;
+use crate::resources::field::{
+    DeviceEvents, Devices, FertilizationControls, ProgressReports, ScoutingMeasures, Scoutings, SilobagCampaigns,
+    Silobags, Waypoints, WeatherAnomalies,
+};
+use crate::resources::operations::{Applicators, Contractors, Machines, ObjectiveYieldJobs, Warehouses};
+use crate::resources::planning::{
+    Campaigns, Cultivations, ExternalPlotAssociations, ExternalSystems, MasterCampaigns, Tags,
+};
+use crate::resources::plots::PlotsV3;
+use crate::resources::work_orders::read::{
+    assemble, lines_query, LabourRow, SupplyRow, LABOUR_COLUMNS, SUPPLY_COLUMNS,
+};
+use crate::resources::work_orders::WorkOrderHeaders;
+use crate::{Render, Resource};
+
+/// An event of the committing transaction still without its payload.
+#[derive(Debug, sqlx::FromRow)]
+struct Pending {
+    id: i64,
+    society_id: i64,
+    resource: String,
+    resource_id: i64,
+    occurred_at: i64,
+    time_zone: String,
+}
+
+/// The payload of an event whose record is gone.
+#[derive(Serialize)]
+struct Gone {
+    id: i64,
+    deleted_at: wire::Timestamp,
+}
+
+fn encode(error: serde_json::Error) -> sqlx::Error {
+    sqlx::Error::Encode(Box::new(error))
+}
+
+/// The payloads of one society's pending events, by event id.
+fn payloads(
+    pending: &[&Pending],
+    rendered: &BTreeMap<i64, String>,
+    render: &Render,
+) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    pending
+        .iter()
+        .map(|event| {
+            let payload = match rendered.get(&event.resource_id) {
+                Some(payload) => payload.clone(),
+                None => serde_json::to_string(&Gone {
+                    id: event.resource_id,
+                    deleted_at: render.at(event.occurred_at),
+                })
+                .map_err(encode)?,
+            };
+            Ok((event.id, payload))
+        })
+        .collect()
+}
+
+/// Writes the renderer of one backend: the pending events' query (`$pending`), each resource's rows read on the
+/// transaction's own connection, and the payloads written back.
+macro_rules! renderer {
+    ($name:ident, $connection:ty, $pending:expr, $store:ident) => {
+        /// Renders the payload of every event the transaction on `conn` wrote.
+        pub(crate) async fn $name(conn: &mut $connection) -> Result<(), sqlx::Error> {
+            let pending: Vec<Pending> = sqlx::query_as($pending).fetch_all(&mut *conn).await?;
+            if pending.is_empty() {
+                return Ok(());
+            }
+            let mut groups: BTreeMap<(i64, &str), Vec<&Pending>> = BTreeMap::new();
+            for event in &pending {
+                groups
+                    .entry((event.society_id, event.resource.as_str()))
+                    .or_default()
+                    .push(event);
+            }
+            for ((society_id, resource), events) in groups {
+                let render = Render::new(events[0].time_zone.parse().unwrap_or(chrono_tz::Tz::UTC));
+                let mut ids: Vec<i64> = events.iter().map(|event| event.resource_id).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let rendered = match resource {
+                    "farmer" => rows::<FarmersV3>(conn, society_id, &ids, &render).await?,
+                    "establishment" => rows::<Establishments>(conn, society_id, &ids, &render).await?,
+                    "plot" => rows::<PlotsV3>(conn, society_id, &ids, &render).await?,
+                    "tag" => rows::<Tags>(conn, society_id, &ids, &render).await?,
+                    "master_campaign" => rows::<MasterCampaigns>(conn, society_id, &ids, &render).await?,
+                    "campaign" => rows::<Campaigns>(conn, society_id, &ids, &render).await?,
+                    "cultivation" => rows::<Cultivations>(conn, society_id, &ids, &render).await?,
+                    "contractor" => rows::<Contractors>(conn, society_id, &ids, &render).await?,
+                    "machine" => rows::<Machines>(conn, society_id, &ids, &render).await?,
+                    "applicator" => rows::<Applicators>(conn, society_id, &ids, &render).await?,
+                    "warehouse" => rows::<Warehouses>(conn, society_id, &ids, &render).await?,
+                    "work_order" => work_orders(conn, society_id, &ids, &render).await?,
+                    "scouting" => rows::<Scoutings>(conn, society_id, &ids, &render).await?,
+                    "scouting_measure" => rows::<ScoutingMeasures>(conn, society_id, &ids, &render).await?,
+                    "waypoint" => rows::<Waypoints>(conn, society_id, &ids, &render).await?,
+                    "progress" => rows::<ProgressReports>(conn, society_id, &ids, &render).await?,
+                    "field_control" => rows::<FertilizationControls>(conn, society_id, &ids, &render).await?,
+                    "external_system" => rows::<ExternalSystems>(conn, society_id, &ids, &render).await?,
+                    "external_plot_association" => {
+                        rows::<ExternalPlotAssociations>(conn, society_id, &ids, &render).await?
+                    }
+                    "silobag" => rows::<Silobags>(conn, society_id, &ids, &render).await?,
+                    "silobag_campaign" => rows::<SilobagCampaigns>(conn, society_id, &ids, &render).await?,
+                    "weather_anomaly" => rows::<WeatherAnomalies>(conn, society_id, &ids, &render).await?,
+                    "device" => rows::<Devices>(conn, society_id, &ids, &render).await?,
+                    "device_event" => rows::<DeviceEvents>(conn, society_id, &ids, &render).await?,
+                    "job" => rows::<ObjectiveYieldJobs>(conn, society_id, &ids, &render).await?,
+                    _ => BTreeMap::new(),
+                };
+                let payloads = payloads(&events, &rendered, &render)?;
+                $store(conn, society_id, payloads).await?;
+            }
+            Ok(())
+        }
+
+        /// The records `ids` of resource `R` in `society_id`, rendered, by id. Its declaration's fixed condition is
+        /// not applied: an event names a row of the table, whichever slice lists it.
+        async fn rows<R: Resource>(
+            conn: &mut $connection,
+            society_id: i64,
+            ids: &[i64],
+            render: &Render,
+        ) -> Result<BTreeMap<i64, String>, sqlx::Error> {
+            let mut rendered = BTreeMap::new();
+            for chunk in ids.chunks(IDS_PER_QUERY) {
+                let mut sql = Sql::default();
+                sql.push(&format!(
+                    "SELECT {} FROM {} WHERE t.society_id = ",
+                    R::SPEC.columns,
+                    R::SPEC.from
+                ))
+                .arg(Arg::Int(society_id))
+                .push(" AND t.id IN ")
+                .id_list(chunk);
+                let rows: Vec<R::Row> = bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args)
+                    .fetch_all(&mut *conn)
+                    .await?;
+                for row in rows {
+                    let id = R::id(&row);
+                    rendered.insert(
+                        id,
+                        serde_json::to_string(&R::render(row, render)).map_err(encode)?,
+                    );
+                }
+            }
+            Ok(rendered)
+        }
+
+        /// Work orders `ids` with their lines, rendered, by id.
+        async fn work_orders(
+            conn: &mut $connection,
+            society_id: i64,
+            ids: &[i64],
+            render: &Render,
+        ) -> Result<BTreeMap<i64, String>, sqlx::Error> {
+            let mut rendered = BTreeMap::new();
+            for chunk in ids.chunks(IDS_PER_QUERY) {
+                let mut sql = Sql::default();
+                sql.push(&format!(
+                    "SELECT {} FROM {} WHERE t.society_id = ",
+                    WorkOrderHeaders::SPEC.columns,
+                    WorkOrderHeaders::SPEC.from
+                ))
+                .arg(Arg::Int(society_id))
+                .push(" AND t.id IN ")
+                .id_list(chunk);
+                let headers: Vec<_> = bind_args!(
+                    sqlx::query_as::<_, crate::resources::work_orders::WorkOrderRow>(&sql.text),
+                    &sql.args
+                )
+                .fetch_all(&mut *conn)
+                .await?
+                .into_iter()
+                .map(|row| WorkOrderHeaders::render(row, render))
+                .collect();
+                let supplies_sql = lines_query(SUPPLY_COLUMNS, "work_order_supplies", "s", society_id, chunk);
+                let labours_sql = lines_query(LABOUR_COLUMNS, "work_order_labours", "l", society_id, chunk);
+                let supplies: Vec<SupplyRow> = bind_args!(
+                    sqlx::query_as::<_, SupplyRow>(&supplies_sql.text),
+                    &supplies_sql.args
+                )
+                .fetch_all(&mut *conn)
+                .await?;
+                let labours: Vec<LabourRow> = bind_args!(
+                    sqlx::query_as::<_, LabourRow>(&labours_sql.text),
+                    &labours_sql.args
+                )
+                .fetch_all(&mut *conn)
+                .await?;
+                for order in assemble(headers, supplies, labours, render) {
+                    rendered.insert(
+                        order.header.local_id,
+                        serde_json::to_string(&order).map_err(encode)?,
+                    );
+                }
+            }
+            Ok(rendered)
+        }
+    };
+}
+
+/// SQLite: one writer at a time, so every event still without a payload is the committing transaction's.
+const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
+     FROM events e JOIN societies s ON s.id = e.society_id WHERE e.payload IS NULL";
+
+/// PostgreSQL: the committing transaction's own (none when it never took an id, i.e. wrote nothing).
+const POSTGRES_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
+     FROM events e JOIN societies s ON s.id = e.society_id \
+     WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint";
+
+async fn store_sqlite(
+    conn: &mut SqliteConnection,
+    _society_id: i64,
+    payloads: Vec<(i64, String)>,
+) -> Result<(), sqlx::Error> {
+    for (id, payload) in payloads {
+        sqlx::query("UPDATE events SET payload = $1 WHERE id = $2")
+            .bind(payload)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Also raises each event's position to its record's latest committed event's, so that the feed shows a record's
+/// changes in the order they committed (see the module's doc).
+async fn store_postgres(
+    conn: &mut PgConnection,
+    society_id: i64,
+    payloads: Vec<(i64, String)>,
+) -> Result<(), sqlx::Error> {
+    for chunk in payloads.chunks(IDS_PER_QUERY * 2) {
+        let (ids, texts): (Vec<i64>, Vec<String>) = chunk.iter().cloned().unzip();
+        sqlx::query(
+            "UPDATE events e SET payload = v.payload, position = GREATEST(e.position, COALESCE((\
+                 SELECT max(o.position) FROM events o WHERE o.society_id = e.society_id AND o.resource = e.resource \
+                 AND o.resource_id = e.resource_id AND o.tx <> e.tx), 0)) \
+             FROM unnest($1::bigint[], $2::text[]) AS v(id, payload) WHERE e.society_id = $3 AND e.id = v.id",
+        )
+        .bind(ids)
+        .bind(texts)
+        .bind(society_id)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+renderer!(render_pending_sqlite, SqliteConnection, SQLITE_PENDING, store_sqlite);
+
+mod postgres {
+    use super::*;
+
+    renderer!(render_pending_postgres, PgConnection, POSTGRES_PENDING, store_postgres);
+}
+
+pub(crate) use postgres::render_pending_postgres;
