@@ -352,5 +352,16 @@ pub fn document(paths: Paths, schemas: Schemas, header_token: &str) -> OpenApi {
         )
         .paths(paths)
         .components(Some(components))
+        .tags(Some(vec![utoipa::openapi::tag::TagBuilder::new()
+            .name("Events")
+            .description(Some(
+                "Every committed change of the society's records, as an ordered feed: `<resource>.<created|updated|\
+                 deleted>` (plus `job.finished`, `job.failed`, `webhook_endpoint.disabled`), each with the record as \
+                 its read answered it just after the change. Save `next_cursor` and ask again with `after`: no event \
+                 is missed or repeated, even while many writers commit. Events are kept 30 days; an older cursor \
+                 answers 410 (resync). `after=now` starts at the head. The same events are delivered to webhook \
+                 endpoints, signed as Standard Webhooks.",
+            ))
+            .build()]))
         .build()
 }

@@ -1,8 +1,9 @@
-//! The change feed: `GET /api/v3/third_party/events`, the caller's society's events in commit order after a cursor.
+//! The change feed: `GET /api/v3/third_party/events`, the caller's society's events in commit order after a cursor,
+//! and one event by id.
 
 use std::collections::HashMap;
 
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{Method, StatusCode};
 use axum::Json;
 use domain::events::{EventTypes, FeedStart, DEFAULT_FEED_SIZE, MAX_FEED_SIZE, RETENTION_DAYS};
@@ -13,29 +14,61 @@ use wire::events::{Event, EventPage};
 
 use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
-use crate::extract::Caller;
+use crate::extract::{parse_id, Caller};
 use crate::i18n::Msg;
-use crate::openapi::feed_parameters;
+use crate::openapi::{feed_parameters, id_parameter};
 use crate::AppState;
 
 const TAG: &str = "Events";
 
-/// Registers the feed.
+const FEED: &str = "/api/v3/third_party/events";
+
+/// Registers the feed and its events' detail.
 pub fn register(mut table: ApiTable) -> ApiTable {
     let page = table.schema::<EventPage>();
-    table.custom(
-        Method::GET,
-        "/api/v3/third_party/events",
-        feed,
-        Custom {
-            parameters: feed_parameters(),
-            ..Custom::read(
-                "Changes of the society's records, in the order they committed, after a cursor",
-                TAG,
-                page,
-            )
-        },
-    )
+    let event = table.schema::<Event>();
+    table
+        .custom(
+            Method::GET,
+            FEED,
+            feed,
+            Custom {
+                parameters: feed_parameters(),
+                ..Custom::read(
+                    "Changes of the society's records, in the order they committed, after a cursor",
+                    TAG,
+                    page,
+                )
+            },
+        )
+        .custom(
+            Method::GET,
+            "/api/v3/third_party/events/{id}",
+            detail,
+            Custom {
+                parameters: vec![id_parameter("id")],
+                ..Custom::read(
+                    "One event, while the feed keeps it (e.g. to check a webhook delivery)",
+                    TAG,
+                    event,
+                )
+            },
+        )
+}
+
+/// `GET /api/v3/third_party/events/{id}`: 404 when the caller's society has no such event (or it was pruned).
+async fn detail(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Event>, ApiError> {
+    let numeric = parse_id(&id, "events")?;
+    let event = state
+        .store
+        .find_event(&caller.scope, numeric)
+        .await?
+        .ok_or_else(|| ApiError::not_found("events", id))?;
+    Ok(Json(wire_event(event, &caller.scope.render())?))
 }
 
 /// `GET /api/v3/third_party/events`.

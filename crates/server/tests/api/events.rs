@@ -220,9 +220,16 @@ on_both_backends! {
         let farmer = first_id(&app, &argentina, "/api/v3/third_party/farmers").await;
         let theirs = head(&app, &argentina).await;
         app.post("/api/v3/third_party/establishments", &argentina, &json!({ "name": "Ajena", "farmer_id": farmer })).await;
-        assert_eq!(wait_for(&app, &argentina, &theirs, "", 1).await.0.len(), 1);
+        let (ours, _) = wait_for(&app, &argentina, &theirs, "", 1).await;
+        assert_eq!(ours.len(), 1);
         let (events, _) = drain(&app, &brazil, &start, "").await;
         assert_eq!(events, Vec::<Value>::new());
+        // One event by id: the feed's item for its own society, 404 for another.
+        let path = format!("{FEED}/{}", ours[0]["id"]);
+        assert_eq!(app.get_ok(&path, &argentina).await, ours[0]);
+        let (code, message) = error_envelope(app.get(&path, &brazil).await, StatusCode::NOT_FOUND).await;
+        assert_eq!(code, 404);
+        assert!(message.contains(&ours[0]["id"].to_string()), "{message}");
     }
 
     async fn concurrent_writers_on_two_processes_lose_and_repeat_nothing(app) {

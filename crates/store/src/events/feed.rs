@@ -149,6 +149,20 @@ impl Store {
         Ok(Ok(FeedPage { events, next, has_more }))
     }
 
+    /// One of the caller's events by id, while it is kept.
+    pub async fn find_event(&self, scope: &Scope, id: i64) -> Result<Option<StoredEvent>, StoreError> {
+        Ok(with_reader!(&self.db, pool => {
+            sqlx::query_as(
+                "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events \
+                 WHERE society_id = $1 AND id = $2",
+            )
+            .bind(scope.society_id())
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+        }))
+    }
+
     /// The cursor before every event not yet readable: on PostgreSQL the horizon, on SQLite the last event written.
     async fn feed_head(&self) -> Result<EventCursor, StoreError> {
         Ok(with_reader!(&self.db, pool => {
