@@ -141,7 +141,16 @@ impl BeginWrite for SqlitePool {
     type Database = sqlx::Sqlite;
 
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
-        Ok(WriteTx(self.begin_with("BEGIN IMMEDIATE").await?))
+        // sqlx checks a custom BEGIN took effect after the worker ran it, at an await of its own: a caller cancelled
+        // there (a request whose client left, or that timed out) left the connection inside a transaction no
+        // `Transaction` owned, and every later write failed ("begin_with at non-zero transaction depth"). Begun on a
+        // task of its own, the begin always completes, and a transaction nobody awaits any more is dropped, which
+        // rolls it back.
+        let pool = self.clone();
+        let begun = tokio::spawn(async move { pool.begin_with("BEGIN IMMEDIATE").await })
+            .await
+            .map_err(|_| sqlx::Error::WorkerCrashed)??;
+        Ok(WriteTx(begun))
     }
 }
 

@@ -113,38 +113,55 @@ impl Store {
             FeedStart::After(cursor) => cursor,
             FeedStart::Now => self.feed_head().await?.max(pruned),
         };
-        let mut sql = Sql::default();
-        sql.push(
-            "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ",
-        )
-        .arg(Arg::Int(society_id));
-        after(&mut sql, cursor);
-        sql.push(&horizon(dialect));
+        let mut matching = Sql::default();
+        matching
+            .push("SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ")
+            .arg(Arg::Int(society_id));
+        after(&mut matching, cursor);
+        matching.push(&horizon(dialect));
         if !types.0.is_empty() {
-            sql.push(" AND (");
+            matching.push(" AND (");
             for (index, filter) in types.0.iter().enumerate() {
-                sql.push(if index > 0 { " OR " } else { "" })
+                matching
+                    .push(if index > 0 { " OR " } else { "" })
                     .push("(resource = ")
                     .arg(Arg::Text(filter.resource.to_owned()));
                 if let Some(action) = filter.action {
-                    sql.push(" AND action = ").arg(Arg::Text(action.to_owned()));
+                    matching.push(" AND action = ").arg(Arg::Text(action.to_owned()));
                 }
-                sql.push(")");
+                matching.push(")");
             }
-            sql.push(")");
+            matching.push(")");
         }
-        sql.push(" ORDER BY position, id LIMIT ")
+        matching
+            .push(" ORDER BY position, id LIMIT ")
             .arg(Arg::Int(i64::from(size) + 1));
-        let mut events: Vec<StoredEvent> = with_reader!(&self.db, pool => {
+        // With a filter, the same statement (so the same snapshot) also finds the last readable event of any type:
+        // when no more events of these types are readable, the next read can start past the others read so far.
+        let mut sql = Sql::default();
+        sql.push("SELECT * FROM (").push(&matching.text).push(") matching");
+        sql.args = matching.args;
+        if !types.0.is_empty() {
+            sql.push(
+                " UNION ALL SELECT id, position, '' AS resource, '' AS action, 0 AS resource_id, 0 AS occurred_at, \
+                 NULL AS payload FROM (SELECT id, position FROM events WHERE society_id = ",
+            )
+            .arg(Arg::Int(society_id));
+            after(&mut sql, cursor);
+            sql.push(&horizon(dialect))
+                .push(" ORDER BY position DESC, id DESC LIMIT 1) latest");
+        }
+        let (mut events, latest): (Vec<StoredEvent>, Vec<StoredEvent>) = with_reader!(&self.db, pool => {
             bind_args!(sqlx::query_as::<_, StoredEvent>(&sql.text), &sql.args).fetch_all(pool).await?
-        });
+        })
+        .into_iter()
+        .partition(|event| !event.resource.is_empty());
+        events.sort_by_key(StoredEvent::cursor);
         let has_more = events.len() > size as usize;
         events.truncate(size as usize);
         let mut next = events.last().map_or(cursor, StoredEvent::cursor);
-        if !has_more && !types.0.is_empty() {
-            // Nothing more of these types is readable: skip past the other types' events read so far, so the next
-            // read does not scan them again.
-            next = next.max(self.latest_readable(society_id).await?);
+        if let (false, Some(latest)) = (has_more, latest.first()) {
+            next = next.max(latest.cursor());
         }
         Ok(Ok(FeedPage { events, next, has_more }))
     }
@@ -179,18 +196,6 @@ impl Store {
         }))
     }
 
-    /// The cursor of the society's last readable event (the start when it has none).
-    async fn latest_readable(&self, society_id: i64) -> Result<EventCursor, StoreError> {
-        let sql = format!(
-            "SELECT position, id FROM events WHERE society_id = $1{} ORDER BY position DESC, id DESC LIMIT 1",
-            horizon(self.dialect())
-        );
-        let latest: Option<(i64, i64)> = with_reader!(&self.db, pool => {
-            sqlx::query_as(&sql).bind(society_id).fetch_optional(pool).await?
-        });
-        Ok(latest.map_or_else(EventCursor::default, |(position, id)| EventCursor { position, id }))
-    }
-
     /// Deletes the events that occurred before `before` (epoch ms) and moves the pruning mark past them, so a
     /// cursor among them is refused rather than silently skipping what was deleted. Answers how many it deleted.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
@@ -222,5 +227,56 @@ impl Store {
             tx.commit().await?;
             Ok(deleted)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::task::Poll;
+
+    use crate::auth::AuthConfig;
+    use crate::{PoolOptions, Store, StoreConfig};
+
+    /// A write whose caller gives up at any point (a request whose client left) must leave the one SQLite writer
+    /// connection usable. sqlx left it inside a transaction nobody owned when the caller was cancelled between the
+    /// begin and its check, and every later write failed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writes_cancelled_anywhere_leave_the_writer_usable() {
+        let scratch = std::env::temp_dir().join(format!("cancelled-writes-{}.sqlite", std::process::id()));
+        let config = StoreConfig {
+            pool: PoolOptions::default(),
+            auth: AuthConfig::throwaway(),
+            pages: Default::default(),
+        };
+        let store = Store::connect(&format!("sqlite://{}", scratch.display()), config)
+            .await
+            .expect("connect");
+        store.migrate().await.expect("migrate");
+        for round in 0..600_usize {
+            // Give up after the write has waited `round % 16` times: at every await of the begin in turn.
+            let limit = round % 16;
+            let mut write = Box::pin(store.prune_events(0));
+            let mut waits = 0;
+            std::future::poll_fn(|context| match write.as_mut().poll(context) {
+                Poll::Ready(_) => Poll::Ready(()),
+                Poll::Pending if waits >= limit => Poll::Ready(()),
+                Poll::Pending => {
+                    waits += 1;
+                    Poll::Pending
+                }
+            })
+            .await;
+        }
+        for _ in 0..3 {
+            let write = tokio::time::timeout(std::time::Duration::from_secs(10), store.prune_events(0));
+            write
+                .await
+                .expect("the writer is not stuck")
+                .expect("the writer still begins transactions");
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", scratch.display()));
+        }
     }
 }
