@@ -474,7 +474,10 @@ macro_rules! resource {
 
 /// Reads a comma-separated list of words; empty means none.
 pub fn parse_words(list: &str) -> Vec<String> {
-    list.split(',').filter(|word| !word.is_empty()).map(str::to_owned).collect()
+    list.split(',')
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Reads a comma-separated list of integers, as `string_agg` returns them; absent means empty.

@@ -321,7 +321,9 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::NotText(encoding), Lang::En) => format!("the row is not valid {encoding} text"),
         (Rule::NotAUrl, Lang::Es) => format!("{path} debe ser una URL absoluta, como https://erp.ejemplo.com/webhooks"),
         (Rule::NotAUrl, Lang::Pt) => format!("{path} deve ser uma URL absoluta, como https://erp.exemplo.com/webhooks"),
-        (Rule::NotAUrl, Lang::En) => format!("{path} must be an absolute URL, such as https://erp.example.com/webhooks"),
+        (Rule::NotAUrl, Lang::En) => {
+            format!("{path} must be an absolute URL, such as https://erp.example.com/webhooks")
+        }
         (Rule::SchemeNotAllowed(allowed), Lang::Es) => format!("{path}: este servidor solo entrega a URL {allowed}"),
         (Rule::SchemeNotAllowed(allowed), Lang::Pt) => format!("{path}: este servidor só entrega a URLs {allowed}"),
         (Rule::SchemeNotAllowed(allowed), Lang::En) => format!("{path}: this server only delivers to {allowed} URLs"),
@@ -364,8 +366,12 @@ fn address_refused_text(path: &str, address: &str, kind: RefusedAddress, lang: L
         (RefusedAddress::Broadcast, Lang::En) => "broadcast or reserved",
     };
     match lang {
-        Lang::Es => format!("{path}: {address} es una dirección {what}; los webhooks solo se entregan a direcciones públicas"),
-        Lang::Pt => format!("{path}: {address} é um endereço {what}; os webhooks só são entregues a endereços públicos"),
+        Lang::Es => {
+            format!("{path}: {address} es una dirección {what}; los webhooks solo se entregan a direcciones públicas")
+        }
+        Lang::Pt => {
+            format!("{path}: {address} é um endereço {what}; os webhooks só são entregues a endereços públicos")
+        }
         Lang::En => format!("{path}: {address} is an address {what}; webhooks are delivered to public addresses only"),
     }
 }

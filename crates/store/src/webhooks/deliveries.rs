@@ -150,7 +150,10 @@ impl Store {
             .await?;
         let Ok(feed) = feed else {
             // The feed pruned events this endpoint never read: it resumes at the head, and the gap is logged.
-            tracing::error!(endpoint = endpoint.id, "webhook endpoint fell behind the feed's retention");
+            tracing::error!(
+                endpoint = endpoint.id,
+                "webhook endpoint fell behind the feed's retention"
+            );
             return self.move_cursor(endpoint, None, &[], now).await;
         };
         let types = parse_words(&endpoint.types);
@@ -294,7 +297,10 @@ impl Store {
                     event_id: row.event_id,
                     url: endpoint.url,
                     body: row.body,
-                    secrets: std::iter::once(endpoint.secret).chain(previous).map(SecretString::from).collect(),
+                    secrets: std::iter::once(endpoint.secret)
+                        .chain(previous)
+                        .map(SecretString::from)
+                        .collect(),
                     attempts: row.attempts,
                 }
             })

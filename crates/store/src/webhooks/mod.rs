@@ -173,9 +173,22 @@ impl Store {
         endpoint_id: i64,
         page: PageRequest,
     ) -> Result<Option<(Vec<WebhookDelivery>, u64)>, StoreError> {
-        let society_id = scope.society_id();
         let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
         let size = i64::try_from(page.size).unwrap_or(i64::MAX);
+        self.read_deliveries(scope, endpoint_id, None, size, offset).await
+    }
+
+    /// The deliveries of an endpoint, newest first (only `delivery_id`, when given), with their attempts, and how
+    /// many the endpoint has; `None` when the society has no such endpoint.
+    async fn read_deliveries(
+        &self,
+        scope: &Scope,
+        endpoint_id: i64,
+        delivery_id: Option<i64>,
+        size: i64,
+        offset: i64,
+    ) -> Result<Option<(Vec<WebhookDelivery>, u64)>, StoreError> {
+        let society_id = scope.society_id();
         let (exists, total, rows, attempts) = with_reader!(&self.db, pool => {
             let exists: Option<i64> =
                 sqlx::query_scalar("SELECT id FROM webhook_endpoints WHERE society_id = $1 AND id = $2")
@@ -191,22 +204,22 @@ impl Store {
                     .await?;
             let rows: Vec<DeliveryRow> = sqlx::query_as(
                 "SELECT id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, delivered_at \
-                 FROM webhook_deliveries WHERE society_id = $1 AND endpoint_id = $2 ORDER BY id DESC LIMIT $3 OFFSET $4",
+                 FROM webhook_deliveries WHERE society_id = $1 AND endpoint_id = $2 AND ($5 IS NULL OR id = $5) \
+                 ORDER BY id DESC LIMIT $3 OFFSET $4",
             )
             .bind(society_id)
             .bind(endpoint_id)
             .bind(size)
             .bind(offset)
+            .bind(delivery_id)
             .fetch_all(pool)
             .await?;
             let (low, high) = (rows.iter().map(|r| r.id).min(), rows.iter().map(|r| r.id).max());
             let attempts: Vec<AttemptRow> = sqlx::query_as(
-                "SELECT a.delivery_id, a.attempted_at, a.status_code, a.latency_ms, a.response_head, a.error \
-                 FROM webhook_attempts a JOIN webhook_deliveries d ON d.society_id = a.society_id AND d.id = a.delivery_id \
-                 WHERE a.society_id = $1 AND d.endpoint_id = $2 AND a.delivery_id BETWEEN $3 AND $4 ORDER BY a.id",
+                "SELECT delivery_id, attempted_at, status_code, latency_ms, response_head, error FROM webhook_attempts \
+                 WHERE society_id = $1 AND delivery_id BETWEEN $2 AND $3 ORDER BY id",
             )
             .bind(society_id)
-            .bind(endpoint_id)
             .bind(low.unwrap_or(0))
             .bind(high.unwrap_or(-1))
             .fetch_all(pool)
@@ -223,7 +236,8 @@ impl Store {
                 id: row.id,
                 endpoint_id: row.endpoint_id,
                 event_id: row.event_id,
-                next_attempt_at: (row.status == DeliveryStatus::Pending.as_str()).then(|| render.at(row.next_attempt_at)),
+                next_attempt_at: (row.status == DeliveryStatus::Pending.as_str())
+                    .then(|| render.at(row.next_attempt_at)),
                 event_type: row.event_type,
                 status: row.status,
                 created_at: render.at(row.created_at),
@@ -244,18 +258,19 @@ impl Store {
         Ok(Some((deliveries, u64::try_from(total).unwrap_or(0))))
     }
 
-    /// Sends a delivery to a live endpoint of the caller's society again, now, whatever became of it; `false` when the
-    /// society has no such delivery of that endpoint. A delivery being sent right now is left to finish.
+    /// Sends a delivery to a live endpoint of the caller's society again, now, whatever became of it, and answers it;
+    /// `None` when the society has no such delivery of that endpoint. A delivery being sent right now is left to
+    /// finish.
     #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
     pub async fn retry_webhook_delivery(
         &self,
         scope: &Scope,
         endpoint_id: i64,
         delivery_id: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<WebhookDelivery>, StoreError> {
         let now = now_millis();
         let lock = self.db.dialect().lock_rows(RowLock::Share);
-        with_writer!(&self.db, pool => {
+        let found = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let live: Option<i64> = sqlx::query_scalar(&format!(
                 "SELECT id FROM webhook_endpoints WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{lock}"
@@ -265,7 +280,7 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await?;
             if live.is_none() {
-                return Ok(false);
+                return Ok(None);
             }
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE webhook_deliveries SET status = CASE WHEN status = 'delivering' THEN status ELSE 'pending' END, \
@@ -279,7 +294,14 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;
-            Ok(found.is_some())
-        })
+            found
+        });
+        let Some(delivery_id) = found else {
+            return Ok(None);
+        };
+        let read = self
+            .read_deliveries(scope, endpoint_id, Some(delivery_id), 1, 0)
+            .await?;
+        Ok(read.and_then(|(mut deliveries, _)| deliveries.pop()))
     }
 }
