@@ -248,10 +248,12 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
-            // SQLite has no data-modifying `WITH`, so the claim and the read of its endpoints are two statements.
+            // SQLite has no data-modifying `WITH`, so the claim and the read of its endpoints are two statements. Ids
+            // are unique in the table on both backends; SQLite's `(society_id, id) IN (…)` over the table being
+            // updated matches nothing (3.40, 3.46).
             let claimed: Vec<(i64, i64, i64, i64, String, i64)> = sqlx::query_as(&format!(
                 "UPDATE webhook_deliveries SET status = 'delivering', locked_by = $1, locked_until = $2, updated_at = $3 \
-                 WHERE (society_id, id) IN (SELECT society_id, id FROM webhook_deliveries WHERE {due} \
+                 WHERE id IN (SELECT id FROM webhook_deliveries WHERE {due} \
                  ORDER BY next_attempt_at, id LIMIT $4{skip_locked}) \
                  RETURNING society_id, id, endpoint_id, event_id, body, attempts"
             ))
