@@ -10,6 +10,7 @@ use ipnet::{Ipv4Net, Ipv6Net};
 use rand::RngCore;
 use url::{Host, Url};
 
+use crate::events::EventTypes;
 use crate::refusal::{verdict, Refusal, Rule, Violation};
 
 /// Longest description an endpoint may have, in characters.
@@ -27,8 +28,6 @@ pub const FIRST_RETRY_DELAY: Duration = Duration::from_secs(5);
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(60 * 60);
 /// The shortest wait before a retry, whatever the jitter drew: a failing receiver is never hammered.
 pub const MIN_RETRY_DELAY: Duration = Duration::from_secs(1);
-/// What the event types of an endpoint may end in besides a known action: every action of the resource.
-pub const EVERY_ACTION: &str = "*";
 /// The prefix of a signing secret, as the Standard Webhooks specification writes it.
 pub const SECRET_PREFIX: &str = "whsec_";
 
@@ -158,14 +157,14 @@ pub struct EndpointCommand {
 }
 
 impl EndpointCommand {
-    /// Checks the URL against `policy` and every type against `known_types`; answers the URL parsed. A host name is
-    /// only judged here when it names this host (`localhost`); what it resolves to is the caller's to check, and is
+    /// Checks the URL against `policy` and every type against the feed's types; answers the URL parsed. A host name
+    /// is only judged here when it names this host (`localhost`); what it resolves to is the caller's to check, and is
     /// checked again at every delivery.
-    pub fn check(&self, policy: UrlPolicy, known_types: &[&str]) -> Result<Url, Refusal> {
+    pub fn check(&self, policy: UrlPolicy) -> Result<Url, Refusal> {
         let mut violations = Vec::new();
         let url = check_url(&self.url, policy, &mut violations);
         for (index, kind) in self.types.iter().enumerate() {
-            if !known_type(kind, known_types) {
+            if !known_type(kind) {
                 violations.push(Violation::new(
                     format!("types[{index}]"),
                     Rule::UnknownEventType(kind.clone()),
@@ -182,25 +181,9 @@ impl EndpointCommand {
     }
 }
 
-/// Whether `kind` is one of `known_types`, or `<resource>.*` for a resource with a known type.
-fn known_type(kind: &str, known_types: &[&str]) -> bool {
-    match kind.split_once('.') {
-        Some((resource, EVERY_ACTION)) => known_types
-            .iter()
-            .any(|known| known.split_once('.').is_some_and(|(r, _)| r == resource)),
-        _ => known_types.contains(&kind),
-    }
-}
-
-/// Whether an endpoint that asked for `types` (empty for all) wants an event of type `kind`.
-pub fn wants(types: &[String], kind: &str) -> bool {
-    types.is_empty()
-        || types.iter().any(|wanted| {
-            wanted == kind
-                || wanted
-                    .strip_suffix(EVERY_ACTION)
-                    .is_some_and(|resource_dot| kind.starts_with(resource_dot))
-        })
+/// Whether `kind` is one event type, or `<resource>.*`, as the feed names them.
+fn known_type(kind: &str) -> bool {
+    !kind.trim().is_empty() && !kind.contains(',') && EventTypes::parse(kind).is_ok()
 }
 
 fn check_url(text: &str, policy: UrlPolicy, violations: &mut Vec<Violation>) -> Option<Url> {
@@ -304,8 +287,6 @@ impl DeliveryStatus {
 mod tests {
     use super::*;
 
-    const KNOWN: &[&str] = &["work_order.created", "work_order.updated", "plot.deleted"];
-
     fn command(url: &str) -> EndpointCommand {
         EndpointCommand {
             url: url.into(),
@@ -324,15 +305,15 @@ mod tests {
     #[test]
     fn serve_takes_only_https_to_public_hosts() {
         let serve = UrlPolicy::default();
-        assert!(command("https://erp.example.com/hooks").check(serve, KNOWN).is_ok());
-        assert!(command("https://203.0.113.9:8443/hooks").check(serve, KNOWN).is_ok());
+        assert!(command("https://erp.example.com/hooks").check(serve).is_ok());
+        assert!(command("https://203.0.113.9:8443/hooks").check(serve).is_ok());
         assert_eq!(
-            rules(command("http://erp.example.com/hooks").check(serve, KNOWN)),
+            rules(command("http://erp.example.com/hooks").check(serve)),
             [Rule::SchemeNotAllowed("https")]
         );
-        assert_eq!(rules(command("not a url").check(serve, KNOWN)), [Rule::NotAUrl]);
+        assert_eq!(rules(command("not a url").check(serve)), [Rule::NotAUrl]);
         assert_eq!(
-            rules(command("ftp://erp.example.com").check(serve, KNOWN)),
+            rules(command("ftp://erp.example.com").check(serve)),
             [Rule::SchemeNotAllowed("https")]
         );
         for (url, kind) in [
@@ -352,7 +333,7 @@ mod tests {
             ("https://224.0.0.1/", RefusedAddress::Multicast),
             ("https://255.255.255.255/", RefusedAddress::Broadcast),
         ] {
-            let refused = rules(command(url).check(serve, KNOWN));
+            let refused = rules(command(url).check(serve));
             assert!(
                 matches!(refused.as_slice(), [Rule::AddressRefused { kind: k, .. }] if *k == kind),
                 "{url}: {refused:?}"
@@ -363,7 +344,7 @@ mod tests {
     #[test]
     fn demo_takes_http_and_loopback() {
         for url in ["http://127.0.0.1:3000/hooks", "http://localhost/hooks", "http://[::1]/"] {
-            assert!(command(url).check(UrlPolicy::DEMO, KNOWN).is_ok(), "{url}");
+            assert!(command(url).check(UrlPolicy::DEMO).is_ok(), "{url}");
         }
     }
 
@@ -382,29 +363,27 @@ mod tests {
     fn types_are_known_types_or_every_action_of_a_known_resource() {
         let mut endpoint = command("https://erp.example.com/");
         endpoint.types = vec!["work_order.created".into(), "plot.*".into()];
-        assert!(endpoint.check(UrlPolicy::default(), KNOWN).is_ok());
+        assert!(endpoint.check(UrlPolicy::default()).is_ok());
         endpoint.types = vec!["work_order.exploded".into(), "nothing.*".into()];
         assert_eq!(
-            rules(endpoint.check(UrlPolicy::default(), KNOWN)),
+            rules(endpoint.check(UrlPolicy::default())),
             [
                 Rule::UnknownEventType("work_order.exploded".into()),
                 Rule::UnknownEventType("nothing.*".into())
             ]
         );
-        assert!(wants(&[], "plot.deleted"));
-        assert!(wants(&["plot.*".into()], "plot.deleted"));
-        assert!(!wants(&["plot.*".into()], "plotting.deleted"));
-        assert!(!wants(&["work_order.created".into()], "work_order.updated"));
+        endpoint.types = vec!["".into(), "plot.created,plot.deleted".into()];
+        assert_eq!(rules(endpoint.check(UrlPolicy::default())).len(), 2);
     }
 
     #[test]
     fn a_description_has_at_most_200_characters() {
         let mut endpoint = command("https://erp.example.com/");
         endpoint.description = Some("ñ".repeat(MAX_DESCRIPTION));
-        assert!(endpoint.check(UrlPolicy::default(), KNOWN).is_ok());
+        assert!(endpoint.check(UrlPolicy::default()).is_ok());
         endpoint.description = Some("ñ".repeat(MAX_DESCRIPTION + 1));
         assert_eq!(
-            rules(endpoint.check(UrlPolicy::default(), KNOWN)),
+            rules(endpoint.check(UrlPolicy::default())),
             [Rule::TooLong(MAX_DESCRIPTION)]
         );
     }

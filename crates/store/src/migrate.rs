@@ -422,6 +422,10 @@ mod tests {
         "users",
         "weather_samples",
         "events",
+        // Webhook bookkeeping: an endpoint's cursor and failures, its deliveries and their attempts.
+        "webhook_progress",
+        "webhook_deliveries",
+        "webhook_attempts",
     ];
 
     #[tokio::test]

@@ -109,7 +109,7 @@ async fn send(
         description: None,
     };
     let url = checked
-        .check(policy, &[])
+        .check(policy)
         .map_err(|_| format!("{} is not a URL this server delivers to", delivery.url))?;
     let msg_id = format!("evt_{}", delivery.event_id);
     let timestamp = now.div_euclid(1000);

@@ -117,31 +117,29 @@ fn driven_setup() -> Setup {
     setup
 }
 
-/// Registers an endpoint; answers it with its secret.
+/// Registers an endpoint for applicators' events; answers it with its secret.
 async fn register(app: &TestApp, token: &str, url: &str) -> Value {
-    let response = app
-        .post(ENDPOINTS, token, &json!({ "url": url, "description": "test receiver" }))
-        .await;
+    register_for(app, token, url, &["applicator.*"]).await
+}
+
+/// Registers an endpoint for events of `types`; answers it with its secret.
+async fn register_for(app: &TestApp, token: &str, url: &str, types: &[&str]) -> Value {
+    let body = json!({ "url": url, "types": types, "description": "test receiver" });
+    let response = app.post(ENDPOINTS, token, &body).await;
     let status = response.status();
     let body: Value = response.json().await.expect("JSON");
     assert_eq!(status, StatusCode::CREATED, "{body}");
     body
 }
 
-/// Queues a delivery of a made-up event to an endpoint, as the fan-out does for a real one.
-async fn queue(app: &TestApp, society: i64, endpoint: i64, event: i64) -> String {
-    let body = json!({
-        "id": event, "type": "plot.updated", "resource": "plot", "resource_id": 7,
-        "occurred_at": "2026-03-01T09:30:00-03:00", "data": { "id": 7, "name": "Lote ñandú" }
-    })
-    .to_string();
-    let sql = format!(
-        "INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, next_attempt_at, \
-         created_at, updated_at) VALUES ($1, {endpoint}, {event}, 'plot.updated', '{body}', 0, {now}, {now})",
-        now = store::now_millis()
-    );
-    app.execute(&sql, society).await.expect("queue a delivery");
-    body
+/// Creates an applicator through the API, whose event the endpoints for applicators receive; answers its id.
+async fn change(app: &TestApp, token: &str, name: &str) -> i64 {
+    let response = app
+        .post("/api/v2/third_party/applicators", token, &json!({ "name": name }))
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value = response.json().await.expect("JSON");
+    created["id"].as_i64().expect("an id")
 }
 
 async fn society_of(app: &TestApp, country: &str) -> i64 {
@@ -167,16 +165,24 @@ mod in_demo {
         async fn a_delivery_is_signed_as_standard_webhooks_says_and_verifies_with_its_python_and_rust_libraries(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
-            let society = society_of(&app, "AR").await;
+
             let endpoint = register(&app, &token, &format!("http://{address}/hooks")).await;
             let secret = endpoint["secret"].as_str().expect("the secret, shown at creation");
             assert!(secret.starts_with("whsec_"), "{secret}");
             let id = endpoint["id"].as_i64().expect("an id");
-            let sent = queue(&app, society, id, 4242).await;
+            let (elsewhere, other_address) = Receiver::start(&[]).await;
+            register_for(&app, &token, &format!("http://{other_address}/hooks"), &["plot.created"]).await;
+            let applicator = change(&app, &token, "Aplicador ñandú").await;
 
             let delivery = receiver.wait_for(1).await.remove(0);
-            assert_eq!(delivery.body, sent, "the body is the event's bytes, unchanged");
-            assert_eq!(delivery.header("webhook-id"), "evt_4242");
+            let event: Value = serde_json::from_str(&delivery.body).expect("an event in JSON");
+            assert_eq!(event["type"], "applicator.created", "{event}");
+            assert_eq!(event["resource_id"], applicator);
+            assert_eq!(event["data"]["name"], "Aplicador ñandú");
+            let feed = app.get_ok("/api/v3/third_party/events?types=applicator.created", &token).await;
+            let item = feed["items"].as_array().expect("items").iter().find(|item| item["id"] == event["id"]).expect("the event in the feed");
+            assert_eq!(item, &event, "a delivery carries the event as the feed serves it");
+            assert_eq!(delivery.header("webhook-id"), format!("evt_{}", event["id"]));
             assert_eq!(delivery.header("content-type"), "application/json");
             assert_eq!(delivery.header("user-agent"), "Tranquera-Webhooks/1");
             assert!(delivery.header("authorization").is_empty(), "deliveries carry no tokens");
@@ -188,6 +194,7 @@ mod in_demo {
             let other = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
             assert!(verify_with_rust(other, &delivery).is_err(), "another secret does not verify it");
             assert!(testkit::python::verify_standard_webhook(other, &delivery.headers, &delivery.body).is_err());
+            assert!(elsewhere.received().is_empty(), "an endpoint receives only the types it asked for");
 
             // The delivery's attempt is on record, and the secret is never read back.
             let mut page = Value::Null;
@@ -214,7 +221,6 @@ mod in_demo {
         async fn during_a_rotation_a_delivery_verifies_with_the_old_secret_and_with_the_new(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
-            let society = society_of(&app, "AR").await;
             let endpoint = register(&app, &token, &format!("http://{address}/hooks")).await;
             let id = endpoint["id"].as_i64().expect("an id");
             let old = endpoint["secret"].as_str().expect("a secret").to_owned();
@@ -224,7 +230,7 @@ mod in_demo {
             let new = rotated["secret"].as_str().expect("the new secret").to_owned();
             assert_ne!(old, new);
 
-            queue(&app, society, id, 77).await;
+            change(&app, &token, "Rotado").await;
             let delivery = receiver.wait_for(1).await.remove(0);
             assert_eq!(delivery.header("webhook-signature").split(' ').count(), 2, "one signature per secret");
             verify_with_rust(&old, &delivery).expect("the old secret still verifies during the overlap");
@@ -308,7 +314,7 @@ mod driven {
             let token = app.token(integrator("AR")).await;
             let society = society_of(&app, "AR").await;
             let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
-            queue(&app, society, id, 9).await;
+            change(&app, &token, "Reintentos").await;
             let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy: UrlPolicy::DEMO, ..WebhooksConfig::default() })
                 .expect("a worker");
 
@@ -345,14 +351,16 @@ mod driven {
 
         async fn an_endpoint_failing_for_three_days_is_disabled_and_its_deliveries_abandoned(app) {
             let token = app.token(integrator("AR")).await;
-            let society = society_of(&app, "AR").await;
+
             let id = register(&app, &token, "http://127.0.0.1:9/hooks").await["id"].as_i64().expect("an id");
-            queue(&app, society, id, 1).await;
-            queue(&app, society, id, 2).await;
+            change(&app, &token, "Uno").await;
+            change(&app, &token, "Dos").await;
             let failure = |at| Attempt { attempted_at: at, status_code: Some(500), latency: Duration::from_millis(3), response_head: Some("down".into()), error: None };
             let store = &app.store;
             let lease = Duration::from_secs(60);
             let start = store::now_millis();
+            assert_eq!(store.fan_out_webhooks(100, start).await.expect("fan out"), 2);
+            assert_eq!(store.fan_out_webhooks(100, start).await.expect("fan out"), 0, "each event is queued once");
             let first = store.claim_webhook_deliveries("w", lease, 1, start).await.expect("claim").remove(0);
             let outcome = store.record_webhook_attempt(&first, "w", &failure(start), start, 0.5).await.expect("record");
             assert!(matches!(outcome, Recorded::Retrying(at) if at > start), "{outcome:?}");
@@ -371,14 +379,19 @@ mod driven {
             let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
             let statuses: Vec<&str> = page["items"].as_array().expect("items").iter().map(|d| d["status"].as_str().expect("a status")).collect();
             assert_eq!(statuses, ["abandoned", "abandoned"], "{page}");
+            let feed = app.get_ok("/api/v3/third_party/events?types=webhook_endpoint.disabled", &token).await;
+            assert_eq!(feed["items"].as_array().map(Vec::len), Some(1), "{feed}");
+            assert_eq!(feed["items"][0]["resource_id"], id);
+            assert_eq!(feed["items"][0]["data"]["state"], "disabled", "{feed}");
+            assert!(feed["items"][0]["data"].get("secret").is_none());
         }
 
         async fn a_retried_delivery_is_due_at_once_and_another_society_cannot_retry_it(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
-            let society = society_of(&app, "AR").await;
+
             let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
-            queue(&app, society, id, 5).await;
+            change(&app, &token, "Reenviado").await;
             let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy: UrlPolicy::DEMO, ..WebhooksConfig::default() })
                 .expect("a worker");
             worker.round().await.expect("a round");

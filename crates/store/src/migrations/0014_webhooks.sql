@@ -1,7 +1,7 @@
 -- Webhook endpoints and their deliveries (issue 17).
 --
--- An endpoint is API data: its changes are counted and, once the events core tracks it, emit events (its
--- disabling emits `webhook_endpoint.disabled`). What changes at every delivery is kept out of it, in
+-- An endpoint is API data: its changes are counted and emit events (its disabling emits
+-- `webhook_endpoint.disabled`). What changes at every delivery is kept out of it, in
 -- `webhook_progress` (how far its fan-out has read the feed, since when it fails) and the deliveries' tables, so
 -- that delivering neither changes the society's data version nor emits events about itself.
 --
@@ -24,6 +24,7 @@ CREATE TABLE webhook_endpoints (
     {tenant_key}
 );
 {track_versions:webhook_endpoints}
+{track_events:webhook_endpoints}
 
 CREATE TABLE webhook_progress (
     society_id BIGINT NOT NULL,

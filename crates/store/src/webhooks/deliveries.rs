@@ -16,14 +16,14 @@
 
 use std::time::Duration;
 
-use domain::webhooks::{gives_up, retry_delay, wants};
+use domain::events::{EventCursor, EventTypes, FeedStart};
+use domain::webhooks::{gives_up, retry_delay};
 use secrecy::SecretString;
 use serde_json::value::RawValue;
 
 use crate::db::{with_reader, with_writer, BeginWrite, Dialect};
-use crate::events::{EventCursor, EventTypes, FeedStart, StoredEvent};
-use crate::list::parse_words;
-use crate::{Render, Store, StoreError};
+use crate::events::StoredEvent;
+use crate::{Render, Scope, Store, StoreError};
 
 /// A delivery a worker holds, with what sending it takes.
 #[derive(Debug, Clone)]
@@ -80,6 +80,7 @@ struct FanOutRow {
     id: i64,
     types: String,
     feed_cursor: Option<String>,
+    country: String,
     time_zone: String,
 }
 
@@ -105,14 +106,14 @@ fn millis(duration: Duration) -> i64 {
 }
 
 /// The event as the feed serves it, in the society's offset: the bytes every attempt of its deliveries sends.
-fn event_body(event: &StoredEvent, render: &Render) -> Result<String, serde_json::Error> {
+fn event_body(event: StoredEvent, render: &Render) -> Result<String, serde_json::Error> {
     let body = wire::events::Event {
         id: event.id,
         kind: format!("{}.{}", event.resource, event.action),
-        resource: event.resource.clone(),
+        resource: event.resource,
         resource_id: event.resource_id,
         occurred_at: render.at(event.occurred_at),
-        data: RawValue::from_string(event.payload.clone())?,
+        data: RawValue::from_string(event.payload.unwrap_or_else(|| "{}".to_owned()))?,
     };
     serde_json::to_string(&body)
 }
@@ -124,7 +125,7 @@ impl Store {
     pub async fn fan_out_webhooks(&self, page: u32, now: i64) -> Result<usize, StoreError> {
         let endpoints: Vec<FanOutRow> = with_reader!(&self.db, pool => {
             sqlx::query_as(
-                "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.time_zone FROM webhook_endpoints e \
+                "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
                  JOIN webhook_progress p ON p.society_id = e.society_id AND p.endpoint_id = e.id \
                  JOIN societies s ON s.id = e.society_id \
                  WHERE e.state = 'enabled' AND e.deleted_at IS NULL ORDER BY e.society_id, e.id",
@@ -145,10 +146,11 @@ impl Store {
             // An endpoint made before the feed had a head starts at the head.
             None | Some(Err(_)) => FeedStart::Now,
         };
-        let feed = self
-            .event_feed(endpoint.society_id, start, &EventTypes::all(), page)
-            .await?;
-        let Ok(feed) = feed else {
+        let scope = Scope::new(endpoint.society_id, &endpoint.country, &endpoint.time_zone);
+        // Types were checked when the endpoint was registered; a type the feed no longer has widens to every type
+        // rather than silencing the endpoint.
+        let types = EventTypes::parse(&endpoint.types).unwrap_or_default();
+        let Ok(feed) = self.event_feed(&scope, start, &types, page).await? else {
             // The feed pruned events this endpoint never read: it resumes at the head, and the gap is logged.
             tracing::error!(
                 endpoint = endpoint.id,
@@ -156,16 +158,13 @@ impl Store {
             );
             return self.move_cursor(endpoint, None, &[], now).await;
         };
-        let types = parse_words(&endpoint.types);
-        let render = Render::new(endpoint.time_zone.parse().unwrap_or(chrono_tz::Tz::UTC));
-        let mut wanted = Vec::new();
-        for event in &feed.events {
-            let kind = format!("{}.{}", event.resource, event.action);
-            if wants(&types, &kind) {
-                match event_body(event, &render) {
-                    Ok(body) => wanted.push((event.id, kind, body)),
-                    Err(error) => tracing::error!(event = event.id, %error, "an event's payload is not JSON"),
-                }
+        let render = scope.render();
+        let mut wanted = Vec::with_capacity(feed.events.len());
+        for event in feed.events {
+            let (id, kind) = (event.id, format!("{}.{}", event.resource, event.action));
+            match event_body(event, &render) {
+                Ok(body) => wanted.push((id, kind, body)),
+                Err(error) => tracing::error!(event = id, %error, "an event's payload is not JSON"),
             }
         }
         let next = feed.next.to_string();

@@ -8,12 +8,12 @@
 
 pub mod deliveries;
 
+use domain::events::{EventTypes, FeedStart};
 use domain::webhooks::{new_secret, DeliveryStatus, SECRET_OVERLAP};
 use domain::PageRequest;
 use wire::webhooks::{WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret};
 
 use crate::db::{with_reader, with_writer, BeginWrite, RowLock};
-use crate::events::{EventTypes, FeedStart};
 use crate::resources::Deletable;
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
@@ -86,9 +86,10 @@ impl Store {
         scope: &Scope,
         endpoint: &NewEndpoint<'_>,
     ) -> Result<WebhookEndpointWithSecret, StoreError> {
-        // The feed's head before the endpoint exists: every event committed after the create is delivered.
+        // The feed's head before the endpoint exists (a page of no events ends there): every event committed after
+        // the create is delivered.
         let head = self
-            .event_feed(scope.society_id(), FeedStart::Now, &EventTypes::all(), 1)
+            .event_feed(scope, FeedStart::Now, &EventTypes::default(), 0)
             .await?
             .ok()
             .map(|page| page.next.to_string());
