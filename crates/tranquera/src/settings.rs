@@ -155,6 +155,11 @@ pub struct HttpArgs {
     /// always does). Off, deliveries cannot be aimed at the server's own network (server-side request forgery).
     #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES")]
     pub webhooks_allow_private_addresses: bool,
+    /// Seconds a process holds a delivery it is sending; a process that dies mid-delivery leaves it to be sent again
+    /// by another (or itself, restarted) once this runs out. More than the receivers' 10-second time-out.
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_LEASE", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(11..))]
+    pub webhooks_lease: u64,
 }
 
 impl HttpArgs {
@@ -188,6 +193,7 @@ impl HttpArgs {
                     allow_http: self.webhooks_allow_http,
                     allow_private_addresses: self.webhooks_allow_private_addresses,
                 },
+                lease: Duration::from_secs(self.webhooks_lease),
                 ..WebhooksConfig::default()
             },
             list_cache_bytes: self.list_cache_bytes,

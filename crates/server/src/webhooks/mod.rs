@@ -42,7 +42,7 @@ impl Default for WebhooksConfig {
             enabled: true,
             policy: UrlPolicy::default(),
             poll_interval: Duration::from_millis(100),
-            lease: Duration::from_secs(60),
+            lease: Duration::from_secs(30),
             timeout: Duration::from_secs(10),
             batch: 128,
             fan_out_page: 1000,
