@@ -213,7 +213,7 @@ fn check_url(text: &str, policy: UrlPolicy, violations: &mut Vec<Violation>) -> 
         Some(Host::Domain(name)) => {
             let name = name.trim_end_matches('.').to_ascii_lowercase();
             let local = name == "localhost" || name.ends_with(".localhost");
-            (local && !policy.allow_private_addresses).then(|| (name, RefusedAddress::Loopback))
+            (local && !policy.allow_private_addresses).then_some((name, RefusedAddress::Loopback))
         }
     };
     if let Some((address, kind)) = refused {

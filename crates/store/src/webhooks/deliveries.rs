@@ -162,7 +162,11 @@ impl Store {
         };
         let render = scope.render();
         let mut wanted = Vec::with_capacity(feed.events.len());
-        for event in feed.events.into_iter().filter(|event| types.matches(&event.resource, &event.action)) {
+        for event in feed
+            .events
+            .into_iter()
+            .filter(|event| types.matches(&event.resource, &event.action))
+        {
             let (id, kind) = (event.id, format!("{}.{}", event.resource, event.action));
             match event_body(event, &render) {
                 Ok(body) => wanted.push((id, kind, body)),
@@ -240,12 +244,12 @@ impl Store {
         let due = "(status = 'pending' AND next_attempt_at <= $3) OR (status = 'delivering' AND locked_until < $3)";
         let rows: Vec<ClaimRow> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(&format!(
+            sqlx::query(
                 "UPDATE webhook_deliveries SET status = 'abandoned', locked_by = NULL, updated_at = $1 \
                  WHERE ((status = 'pending' AND next_attempt_at <= $1) OR (status = 'delivering' AND locked_until < $1)) \
                  AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
-                 AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)"
-            ))
+                 AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)",
+            )
             .bind(now)
             .execute(&mut *tx)
             .await?;
