@@ -1,6 +1,7 @@
 //! At-least-once webhook delivery across a crash, on SQLite and on PostgreSQL: the real binary delivers the events of
 //! a burst of changes to a slow receiver, is killed with SIGKILL while deliveries are in flight, and once restarted
-//! on the same database delivers every event at least once.
+//! on the same database delivers every event at least once, and records every delivery as received: the ones the
+//! dead process had sent but not recorded are sent again once their lease runs out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -22,7 +23,7 @@ const DEMO: DemoOptions = DemoOptions {
     seed: 5,
 };
 /// Changes made, each one event.
-const CHANGES: usize = 40;
+const CHANGES: usize = 200;
 /// Deliveries received before the kill, so that it lands mid-stream.
 const RECEIVED_BEFORE_KILL: usize = 8;
 /// How long the receiver takes to answer: deliveries are in flight when the server dies.
@@ -60,7 +61,7 @@ fn serve(url: &str, log: &Path) -> ServerProcess {
     ServerProcess::start(Path::new(env!("CARGO_BIN_EXE_tranquera")), &args, log)
 }
 
-/// Every `webhook-id` received, with how many times.
+/// Every `webhook-id` that arrived, with how many times.
 type Received = Arc<Mutex<BTreeMap<String, usize>>>;
 
 async fn receiver() -> (Received, String) {
@@ -73,13 +74,14 @@ async fn receiver() -> (Received, String) {
         axum::routing::post(move |headers: HeaderMap| {
             let record = record.clone();
             async move {
-                tokio::time::sleep(RECEIVER_DELAY).await;
                 let id = headers
                     .get("webhook-id")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default()
                     .to_owned();
+                // Counted as it arrives: a delivery counted before the kill was still unanswered when it came.
                 *record.lock().expect("the lock").entry(id).or_default() += 1;
+                tokio::time::sleep(RECEIVER_DELAY).await;
                 "ok"
             }
         }),
@@ -119,6 +121,28 @@ async fn post(base: &str, token: &str, path: &str, body: &Value) -> Value {
     response.json().await.expect("JSON")
 }
 
+/// How many of an endpoint's deliveries are recorded as received.
+async fn succeeded(base: &str, token: &str, endpoint: i64) -> usize {
+    let page: Value = reqwest::Client::new()
+        .get(format!(
+            "{base}/api/v3/third_party/webhook_endpoints/{endpoint}/deliveries?size=500"
+        ))
+        .header("X-SVC-SYSTEM-ID", "8")
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("the deliveries")
+        .json()
+        .await
+        .expect("JSON");
+    page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|d| d["status"] == "succeeded")
+        .count()
+}
+
 async fn every_event_is_delivered_after_sigkill(url: &str, scratch: &Scratch) {
     seed(url).await;
     let log = scratch.join("server.log");
@@ -126,7 +150,7 @@ async fn every_event_is_delivered_after_sigkill(url: &str, scratch: &Scratch) {
     let token = token(&server.base).await;
     let (received, hooks) = receiver().await;
     let endpoints = "/api/v3/third_party/webhook_endpoints";
-    post(
+    let endpoint = post(
         &server.base,
         &token,
         endpoints,
@@ -183,8 +207,10 @@ async fn every_event_is_delivered_after_sigkill(url: &str, scratch: &Scratch) {
     loop {
         let seen = received.lock().expect("the lock").clone();
         let missing: Vec<&String> = events.iter().filter(|id| !seen.contains_key(*id)).collect();
-        if missing.is_empty() {
+        let recorded = succeeded(&restarted.base, &token, endpoint["id"].as_i64().expect("an id")).await;
+        if missing.is_empty() && recorded == CHANGES {
             let repeated = seen.values().filter(|&&times| times > 1).count();
+            assert!(repeated > 0, "deliveries unanswered at the kill are sent again");
             eprintln!(
                 "{before_restart} events delivered before SIGKILL, all {CHANGES} after the restart; {repeated} delivered more than once"
             );

@@ -316,7 +316,6 @@ impl Store {
 
     /// Records an attempt of a delivery `worker` holds, and what follows from it at `now`; `jitter` (0 to 1) spreads
     /// the next attempt within its back-off.
-    #[tracing::instrument(skip(self, delivery, attempt), fields(delivery = delivery.id))]
     pub async fn record_webhook_attempt(
         &self,
         delivery: &ClaimedDelivery,
@@ -325,96 +324,116 @@ impl Store {
         now: i64,
         jitter: f64,
     ) -> Result<Recorded, StoreError> {
-        let succeeded = attempt.status_code.is_some_and(domain::webhooks::delivered);
-        let failed_attempts = u32::try_from(delivery.attempts.saturating_add(1)).unwrap_or(u32::MAX);
-        let retry_at = now.saturating_add(millis(retry_delay(failed_attempts, jitter)));
-        let head = attempt.response_head.as_deref();
-        let status_code = attempt.status_code.map(i64::from);
-        let latency = millis(attempt.latency);
+        let recorded = self
+            .record_webhook_attempts(worker, &[(delivery, attempt, jitter)], now)
+            .await?;
+        Ok(recorded.into_iter().next().unwrap_or(Recorded::LostLease))
+    }
+
+    /// Records attempts of deliveries `worker` holds in one transaction (one commit for many deliveries), each with
+    /// its jitter, and what follows from each at `now`, in order.
+    #[tracing::instrument(skip(self, attempts), fields(attempts = attempts.len()))]
+    pub async fn record_webhook_attempts(
+        &self,
+        worker: &str,
+        attempts: &[(&ClaimedDelivery, &Attempt, f64)],
+        now: i64,
+    ) -> Result<Vec<Recorded>, StoreError> {
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let held: Option<(i64, i64)> = sqlx::query_as(
-                "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_by = NULL, locked_until = NULL, \
-                 status = CASE WHEN $4 THEN 'succeeded' ELSE 'pending' END, \
-                 delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END, next_attempt_at = $6, \
-                 last_status_code = $7, last_latency_ms = $8, last_response_head = $9, last_error = $10, updated_at = $5 \
-                 WHERE society_id = $1 AND id = $2 AND status = 'delivering' AND locked_by = $3 \
-                 RETURNING endpoint_id, created_at",
-            )
-            .bind(delivery.society_id)
-            .bind(delivery.id)
-            .bind(worker)
-            .bind(succeeded)
-            .bind(now)
-            .bind(retry_at)
-            .bind(status_code)
-            .bind(latency)
-            .bind(head)
-            .bind(&attempt.error)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let Some((endpoint_id, created_at)) = held else {
-                return Ok(Recorded::LostLease);
-            };
-            sqlx::query(
-                "INSERT INTO webhook_attempts (society_id, delivery_id, attempted_at, status_code, latency_ms, \
-                 response_head, error) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(delivery.society_id)
-            .bind(delivery.id)
-            .bind(attempt.attempted_at)
-            .bind(status_code)
-            .bind(latency)
-            .bind(head)
-            .bind(&attempt.error)
-            .execute(&mut *tx)
-            .await?;
-            let failing_since: Option<i64> = sqlx::query_scalar(
-                "UPDATE webhook_progress SET failing_since = CASE WHEN $3 THEN NULL ELSE COALESCE(failing_since, $4) END \
-                 WHERE society_id = $1 AND endpoint_id = $2 RETURNING failing_since",
-            )
-            .bind(delivery.society_id)
-            .bind(endpoint_id)
-            .bind(succeeded)
-            .bind(now)
-            .fetch_optional(&mut *tx)
-            .await?
-            .flatten();
-            let outcome = if succeeded {
-                Recorded::Delivered
-            } else if failing_since.is_some_and(|since| gives_up(since, now)) {
-                // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
+            let mut outcomes = Vec::with_capacity(attempts.len());
+            for (delivery, attempt, jitter) in attempts {
+                let succeeded = attempt.status_code.is_some_and(domain::webhooks::delivered);
+                let failed_attempts = u32::try_from(delivery.attempts.saturating_add(1)).unwrap_or(u32::MAX);
+                let retry_at = now.saturating_add(millis(retry_delay(failed_attempts, *jitter)));
+                let head = attempt.response_head.as_deref();
+                let status_code = attempt.status_code.map(i64::from);
+                let latency = millis(attempt.latency);
+                let held: Option<(i64, i64)> = sqlx::query_as(
+                    "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_by = NULL, locked_until = NULL, \
+                     status = CASE WHEN $4 THEN 'succeeded' ELSE 'pending' END, \
+                     delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END, next_attempt_at = $6, \
+                     last_status_code = $7, last_latency_ms = $8, last_response_head = $9, last_error = $10, updated_at = $5 \
+                     WHERE society_id = $1 AND id = $2 AND status = 'delivering' AND locked_by = $3 \
+                     RETURNING endpoint_id, created_at",
+                )
+                .bind(delivery.society_id)
+                .bind(delivery.id)
+                .bind(worker)
+                .bind(succeeded)
+                .bind(now)
+                .bind(retry_at)
+                .bind(status_code)
+                .bind(latency)
+                .bind(head)
+                .bind(&attempt.error)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some((endpoint_id, created_at)) = held else {
+                    outcomes.push(Recorded::LostLease);
+                    continue;
+                };
                 sqlx::query(
-                    "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
-                     WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
+                    "INSERT INTO webhook_attempts (society_id, delivery_id, attempted_at, status_code, latency_ms, \
+                     response_head, error) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(delivery.society_id)
+                .bind(delivery.id)
+                .bind(attempt.attempted_at)
+                .bind(status_code)
+                .bind(latency)
+                .bind(head)
+                .bind(&attempt.error)
+                .execute(&mut *tx)
+                .await?;
+                let failing_since: Option<i64> = sqlx::query_scalar(
+                    "UPDATE webhook_progress SET failing_since = CASE WHEN $3 THEN NULL ELSE COALESCE(failing_since, $4) END \
+                     WHERE society_id = $1 AND endpoint_id = $2 RETURNING failing_since",
                 )
                 .bind(delivery.society_id)
                 .bind(endpoint_id)
+                .bind(succeeded)
                 .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
-                     WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
-                )
-                .bind(delivery.society_id)
-                .bind(endpoint_id)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                Recorded::EndpointDisabled
-            } else if gives_up(created_at, now) {
-                sqlx::query("UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1 AND id = $2")
+                .fetch_optional(&mut *tx)
+                .await?
+                .flatten();
+                let outcome = if succeeded {
+                    Recorded::Delivered
+                } else if failing_since.is_some_and(|since| gives_up(since, now)) {
+                    // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
+                    sqlx::query(
+                        "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
+                         WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
+                    )
                     .bind(delivery.society_id)
-                    .bind(delivery.id)
+                    .bind(endpoint_id)
+                    .bind(now)
                     .execute(&mut *tx)
                     .await?;
-                Recorded::GaveUp
-            } else {
-                Recorded::Retrying(retry_at)
-            };
+                    sqlx::query(
+                        "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
+                         WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
+                    )
+                    .bind(delivery.society_id)
+                    .bind(endpoint_id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    Recorded::EndpointDisabled
+                } else if gives_up(created_at, now) {
+                    sqlx::query("UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1 AND id = $2")
+                        .bind(delivery.society_id)
+                        .bind(delivery.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    Recorded::GaveUp
+                } else {
+                    Recorded::Retrying(retry_at)
+                };
+                outcomes.push(outcome);
+            }
             tx.commit().await?;
-            Ok(outcome)
+            Ok(outcomes)
         })
     }
 
