@@ -109,3 +109,32 @@ pub struct WebhookAttempt {
     /// Why no answer came, or why the address was refused.
     pub error: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_a_secret() {
+        let endpoint = WebhookEndpoint {
+            id: 1,
+            url: "https://erp.example.com/".into(),
+            types: vec![],
+            description: None,
+            state: "enabled".into(),
+            disabled_at: None,
+            created_at: crate::Timestamp(chrono::DateTime::UNIX_EPOCH.fixed_offset()),
+            updated_at: crate::Timestamp(chrono::DateTime::UNIX_EPOCH.fixed_offset()),
+            deleted_at: None,
+        };
+        let with_secret = WebhookEndpointWithSecret {
+            endpoint,
+            secret: "whsec_c2VjcmV0".into(),
+        };
+        let printed = format!("{with_secret:?}");
+        assert!(
+            !printed.contains("c2VjcmV0") && printed.contains("REDACTED"),
+            "{printed}"
+        );
+    }
+}

@@ -156,3 +156,25 @@ fn describe(error: &reqwest::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_resolver_drops_refused_addresses_so_a_name_cannot_lead_inside() {
+        let serve = CheckedResolver {
+            policy: UrlPolicy::default(),
+        };
+        let name = || Name::from_str("localhost").expect("a name");
+        let refused = serve.resolve(name()).await.err().expect("localhost refused in serve");
+        assert!(refused.to_string().contains("127.0.0.1"), "{refused}");
+        let demo = CheckedResolver {
+            policy: UrlPolicy::DEMO,
+        };
+        let addresses: Vec<SocketAddr> = demo.resolve(name()).await.expect("localhost in demo").collect();
+        assert!(addresses.iter().all(|address| address.ip().is_loopback()) && !addresses.is_empty());
+    }
+}

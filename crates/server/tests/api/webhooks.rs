@@ -386,6 +386,24 @@ mod driven {
             assert!(feed["items"][0]["data"].get("secret").is_none());
         }
 
+        async fn a_worker_that_refuses_internal_addresses_does_not_connect_to_one_registered_earlier(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            // Registered while loopback was allowed; the worker's policy no longer allows it.
+            let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Interno").await;
+            let policy = UrlPolicy { allow_http: true, allow_private_addresses: false };
+            let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy, ..WebhooksConfig::default() })
+                .expect("a worker");
+            assert_eq!(worker.round().await.expect("a round"), 1);
+            assert!(receiver.received().is_empty(), "nothing reached the internal address");
+            let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+            let attempt = &page["items"][0]["attempts"][0];
+            assert!(attempt["status_code"].is_null(), "{page}");
+            assert!(attempt["error"].as_str().is_some_and(|e| e.contains("not a URL this server delivers to")), "{page}");
+            assert_eq!(page["items"][0]["status"], "pending", "retried later: {page}");
+        }
+
         async fn a_retried_delivery_is_due_at_once_and_another_society_cannot_retry_it(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
