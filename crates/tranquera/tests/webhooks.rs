@@ -26,8 +26,9 @@ const DEMO: DemoOptions = DemoOptions {
 const CHANGES: usize = 200;
 /// Deliveries received before the kill, so that it lands mid-stream.
 const RECEIVED_BEFORE_KILL: usize = 8;
-/// How long the receiver takes to answer: deliveries are in flight when the server dies.
-const RECEIVER_DELAY: Duration = Duration::from_millis(300);
+/// How long the receiver takes to answer: long enough that deliveries are surely still in flight when the server
+/// dies, however busy the machine.
+const RECEIVER_DELAY: Duration = Duration::from_secs(2);
 /// The lease the servers hold deliveries under: the restarted server resends a dead one's deliveries after it.
 const LEASE_SECONDS: &str = "11";
 
