@@ -239,3 +239,76 @@ async fn on_postgres_every_event_is_delivered_at_least_once_across_sigkill() {
     let url = testkit::postgres::new_database("tranquera_webhooks").await;
     every_event_is_delivered_after_sigkill(&url, &scratch).await;
 }
+
+/// Runs `tranquera admin --database url <args>`: its standard output, or the test fails with its error.
+fn admin(url: &str, args: &[&str]) -> Result<String, String> {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tranquera"))
+        .args(["admin", "--database", url])
+        .args(args)
+        .output()
+        .expect("run tranquera admin");
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+#[test]
+fn an_operator_registers_lists_rotates_and_deletes_a_societys_endpoints() {
+    let scratch = Scratch::new("tranquera-admin-webhooks");
+    let url = format!("sqlite://{}", scratch.join("admin.sqlite").display());
+    let society = admin(
+        &url,
+        &["society", "create", "--legal-name", "Campo SA", "--country", "AR"],
+    )
+    .expect("a society");
+    let society = society.trim();
+    let refused = admin(
+        &url,
+        &[
+            "webhook",
+            "create",
+            "--society",
+            society,
+            "--url",
+            "https://169.254.169.254/",
+        ],
+    )
+    .expect_err("the metadata address is refused");
+    assert!(refused.contains("169.254.169.254"), "{refused}");
+    let created = admin(
+        &url,
+        &[
+            "webhook",
+            "create",
+            "--society",
+            society,
+            "--url",
+            "https://erp.example.com/hooks",
+            "--type",
+            "plot.*",
+        ],
+    )
+    .expect("an endpoint");
+    let (id, secret) = created.trim().split_once('\t').expect("id and secret");
+    assert!(secret.starts_with("whsec_"), "{created}");
+    let listed = admin(&url, &["webhook", "list", "--society", society]).expect("a list");
+    assert_eq!(
+        listed,
+        format!("{id}\tenabled\thttps://erp.example.com/hooks\tplot.*\t\n")
+    );
+    assert!(!listed.contains(secret), "a list never shows the secret");
+    let rotated = admin(&url, &["webhook", "rotate", "--society", society, "--id", id]).expect("a rotation");
+    assert!(
+        rotated.starts_with(&format!("{id}\twhsec_")) && !rotated.contains(secret),
+        "{rotated}"
+    );
+    admin(&url, &["webhook", "delete", "--society", society, "--id", id]).expect("a deletion");
+    assert_eq!(
+        admin(&url, &["webhook", "list", "--society", society]).expect("a list"),
+        ""
+    );
+    let other = admin(&url, &["webhook", "rotate", "--society", society, "--id", "999"]).expect_err("no such endpoint");
+    assert!(other.contains("999"), "{other}");
+}
