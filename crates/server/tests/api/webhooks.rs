@@ -404,6 +404,42 @@ mod driven {
             assert_eq!(page["items"][0]["status"], "pending", "retried later: {page}");
         }
 
+        async fn two_processes_deliver_each_event_once_between_them(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            register(&app, &token, &format!("http://{address}/hooks")).await;
+            let other = store::Store::connect(&app.url, Setup::default().store).await.expect("a second process's store");
+            let config = WebhooksConfig { policy: UrlPolicy::DEMO, batch: 8, ..WebhooksConfig::default() };
+            let first = Deliverer::new(app.store.clone(), config.clone()).expect("a worker");
+            let second = Deliverer::new(other, config).expect("another worker");
+            let changes = 60;
+            let writing = async {
+                for n in 0..changes {
+                    change(&app, &token, &format!("Dos procesos {n}")).await;
+                }
+            };
+            let delivering = |worker: Deliverer| {
+                let receiver = receiver.clone();
+                async move {
+                    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+                    while receiver.received().len() < changes && std::time::Instant::now() < deadline {
+                        if worker.round().await.expect("a round") == 0 {
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                    }
+                    worker
+                }
+            };
+            let ((), first, second) = tokio::join!(writing, delivering(first), delivering(second));
+            // Both look again once everything is delivered: nothing is left to send twice.
+            first.round().await.expect("a round");
+            second.round().await.expect("a round");
+            let ids: Vec<String> = receiver.received().iter().map(|r| r.header("webhook-id").to_owned()).collect();
+            let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+            assert_eq!(distinct.len(), changes, "every event delivered");
+            assert_eq!(ids.len(), changes, "no event delivered twice: {ids:?}");
+        }
+
         async fn a_retried_delivery_is_due_at_once_and_another_society_cannot_retry_it(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
