@@ -11,6 +11,7 @@
 //! - [`field`]: silobag campaign rows, devices and device events (the farm field's writes) and their rules.
 //! - [`work_orders`]: the work-order write command and the rules it must meet.
 //! - [`lang`]: which language an error message is written in.
+//! - [`webhooks`]: webhook endpoints' URL rules (no server-side request forgery), the retry schedule, secrets.
 //! - [`import`]: operator imports of master data: files' headers and cells read into values, and their rules.
 
 pub mod country;
@@ -23,6 +24,7 @@ pub mod lang;
 pub mod master_data;
 pub mod page;
 pub mod refusal;
+pub mod webhooks;
 pub mod work_orders;
 
 pub use filters::{AuditFilters, FilterError, Generation};

@@ -101,6 +101,21 @@ pub enum Rule {
     EmptyFile,
     /// Bytes that are not text in the file's encoding; the encoding.
     NotText(&'static str),
+    /// Not an absolute URL with a host.
+    NotAUrl,
+    /// A URL of a scheme this server does not deliver to; the schemes it does, as the message lists them.
+    SchemeNotAllowed(&'static str),
+    /// A URL whose host is, or resolves to, an address deliveries may not reach: the address, and why.
+    AddressRefused {
+        /// The address (or the host name that reaches it).
+        address: String,
+        /// What kind of address it is.
+        kind: crate::webhooks::RefusedAddress,
+    },
+    /// An event type no resource emits; what was sent.
+    UnknownEventType(String),
+    /// A text longer than allowed; the most characters allowed.
+    TooLong(usize),
 }
 
 /// What a field holds, as a wrong-type message names it.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use domain::NextPagePolicy;
 
 use crate::ratelimit::RateLimits;
+use crate::webhooks::WebhooksConfig;
 use crate::worker::JobsConfig;
 
 /// Largest request body accepted, in bytes, unless configured otherwise.
@@ -45,6 +46,8 @@ pub struct ServerConfig {
     pub rate_limits: RateLimits,
     /// The background worker.
     pub jobs: JobsConfig,
+    /// The webhook delivery worker, and which URLs endpoints may have.
+    pub webhooks: WebhooksConfig,
     /// Bytes of list answers kept for repeated requests while their data stands; 0 keeps none.
     pub list_cache_bytes: usize,
 }
@@ -62,6 +65,7 @@ impl Default for ServerConfig {
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             rate_limits: RateLimits::default(),
             jobs: JobsConfig::default(),
+            webhooks: WebhooksConfig::default(),
             list_cache_bytes: DEFAULT_LIST_CACHE_BYTES,
         }
     }

@@ -12,6 +12,7 @@
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`ratelimit`]: requests per token and per client address.
 //! - [`worker`]: the background worker that runs jobs from the database.
+//! - [`webhooks`]: the worker that fans events out to webhook endpoints and delivers them, signed.
 //! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
 //!   language for every failure, ours or the framework's.
@@ -33,6 +34,7 @@ pub mod idempotency;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod webhooks;
 pub mod worker;
 
 use std::future::Future;
@@ -178,6 +180,7 @@ pub struct Application {
     router: Router,
     store: Store,
     jobs: worker::JobsConfig,
+    webhooks: webhooks::WebhooksConfig,
     header_read_timeout: Duration,
     shutdown_timeout: Duration,
 }
@@ -187,6 +190,7 @@ impl Application {
     pub async fn build(store: Store, config: ServerConfig) -> io::Result<Self> {
         let listener = TcpListener::bind(config.listen).await?;
         let jobs = config.jobs.clone();
+        let webhooks = config.webhooks.clone();
         let (header_read_timeout, shutdown_timeout) = (config.header_read_timeout, config.shutdown_timeout);
         let router = app(store.clone(), config)?;
         Ok(Self {
@@ -194,6 +198,7 @@ impl Application {
             router,
             store,
             jobs,
+            webhooks,
             header_read_timeout,
             shutdown_timeout,
         })
@@ -216,6 +221,14 @@ impl Application {
             .jobs
             .enabled
             .then(|| worker::spawn(self.store.clone(), self.jobs.clone()));
+        let deliverer = match self.webhooks.enabled {
+            true => Some(
+                webhooks::Deliverer::new(self.store.clone(), self.webhooks.clone())
+                    .map_err(io::Error::other)?
+                    .spawn(),
+            ),
+            false => None,
+        };
         let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
         builder
             .http1()
@@ -256,7 +269,7 @@ impl Application {
                 tracing::warn!(timeout = ?self.shutdown_timeout, "requests still in flight are dropped");
             }
         }
-        if let Some(worker) = worker {
+        for worker in [worker, deliverer].into_iter().flatten() {
             worker.abort();
         }
         Ok(())

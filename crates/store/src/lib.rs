@@ -18,6 +18,7 @@
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
 //! - [`import`]: operators' bulk loads and exports of master data, one engine for every importable resource.
+//! - [`webhooks`]: webhook endpoints, and their deliveries from fan-out to the last attempt.
 
 pub mod admin;
 pub mod auth;
@@ -39,6 +40,7 @@ mod pg_point;
 pub mod reference;
 pub mod render;
 pub mod resources;
+pub mod webhooks;
 
 use std::sync::Arc;
 

@@ -378,8 +378,8 @@ fn to_i64(value: u64) -> i64 {
 ///
 /// Each field is `name: RowType = "sql expression" => conversion`, where the conversion is one of
 /// `plain` (as stored), `at` / `at_opt` (epoch ms to an offset timestamp), `plain_at` (to the v2 plain timestamp),
-/// `hectares` (rounded to hundredths), `hectares_text` (a two-decimal string) or `ids` (a comma-separated list of
-/// integers, e.g. from `string_agg`, to an array).
+/// `hectares` (rounded to hundredths), `hectares_text` (a two-decimal string), `ids` (a comma-separated list of
+/// integers, e.g. from `string_agg`, to an array) or `words` (a comma-separated text to an array of strings).
 #[macro_export]
 macro_rules! resource {
     (
@@ -469,6 +469,15 @@ macro_rules! resource {
     (@convert hectares, $value:expr, $render:ident) => { domain::round_hectares($value) };
     (@convert hectares_text, $value:expr, $render:ident) => { format!("{:.2}", $value) };
     (@convert ids, $value:expr, $render:ident) => { $crate::list::parse_ids($value.as_deref()) };
+    (@convert words, $value:expr, $render:ident) => { $crate::list::parse_words(&$value) };
+}
+
+/// Reads a comma-separated list of words; empty means none.
+pub fn parse_words(list: &str) -> Vec<String> {
+    list.split(',')
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Reads a comma-separated list of integers, as `string_agg` returns them; absent means empty.

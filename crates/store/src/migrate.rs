@@ -50,6 +50,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("migrations/0012_device_event_type_updates.sql"),
     ),
     (13, "events", include_str!("migrations/0013_events.sql")),
+    (14, "webhooks", include_str!("migrations/0014_webhooks.sql")),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -365,6 +366,10 @@ mod tests {
         "table_versions",
         "society_versions",
         "events",
+        // Webhook bookkeeping: changes at every delivery, and no list is served from it.
+        "webhook_progress",
+        "webhook_deliveries",
+        "webhook_attempts",
     ];
 
     #[tokio::test]
@@ -417,6 +422,10 @@ mod tests {
         "users",
         "weather_samples",
         "events",
+        // Webhook bookkeeping: an endpoint's cursor and failures, its deliveries and their attempts.
+        "webhook_progress",
+        "webhook_deliveries",
+        "webhook_attempts",
     ];
 
     #[tokio::test]

@@ -1,11 +1,13 @@
 //! `tranquera admin`: what operators create outside the API. Passwords come from `TRANQUERA_PASSWORD` or standard
 //! input, never from a flag (flags end up in shell history and process lists).
 //!
-//! Bulk loads and exports of master data live in [`import`] and [`export`], reading files through [`files`].
+//! Bulk loads and exports of master data live in [`import`] and [`export`], reading files through [`files`];
+//! webhook endpoints in [`webhooks`].
 
 mod export;
 mod files;
 mod import;
+mod webhooks;
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -47,6 +49,9 @@ enum AdminCommand {
     Import(import::ImportArgs),
     /// Write a resource's records in the format `import` reads.
     Export(export::ExportArgs),
+    /// A society's webhook endpoints.
+    #[command(subcommand)]
+    Webhook(webhooks::WebhookCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -275,6 +280,7 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
             return outcome;
         }
         AdminCommand::Export(args) => export::run(&store, args).await?,
+        AdminCommand::Webhook(command) => webhooks::run(&store, command).await?,
     }
     store.close().await;
     Ok(())

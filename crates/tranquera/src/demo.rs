@@ -7,6 +7,7 @@ use std::path::Path;
 
 use clap::Args;
 use demo::{DemoOptions, DEMO_ACCOUNTS};
+use domain::webhooks::UrlPolicy;
 use server::Application;
 
 use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
@@ -81,7 +82,10 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
             summary.farmers, summary.establishments, summary.plots
         );
     }
-    let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
+    let mut config = args.http.server_config(args.listen);
+    // Integrators test webhooks against a receiver on their own machine.
+    config.webhooks.policy = UrlPolicy::DEMO;
+    let app = Application::build(store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
     close(&store).await;

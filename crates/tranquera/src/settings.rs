@@ -7,9 +7,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use domain::webhooks::UrlPolicy;
 use domain::NextPagePolicy;
 use server::config;
 use server::ratelimit::{self, IpNet, Rate, RateLimits};
+use server::webhooks::WebhooksConfig;
 use server::worker::JobsConfig;
 use server::ServerConfig;
 use store::auth::AuthConfig;
@@ -143,6 +145,21 @@ pub struct HttpArgs {
     /// Do not run background jobs in this process (other processes on the database still do).
     #[arg(long, env = "TRANQUERA_NO_JOBS")]
     pub no_jobs: bool,
+    /// Do not send webhook deliveries from this process (other processes on the database still do).
+    #[arg(long, env = "TRANQUERA_NO_WEBHOOKS")]
+    pub no_webhooks: bool,
+    /// Let webhook endpoints have `http://` URLs, not only `https://` (`demo` always does).
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_HTTP")]
+    pub webhooks_allow_http: bool,
+    /// Let webhook endpoints be, or resolve to, loopback, private, link-local or other internal addresses (`demo`
+    /// always does). Off, deliveries cannot be aimed at the server's own network (server-side request forgery).
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES")]
+    pub webhooks_allow_private_addresses: bool,
+    /// Seconds a process holds a delivery it is sending; a process that dies mid-delivery leaves it to be sent again
+    /// by another (or itself, restarted) once this runs out. More than the receivers' 10-second time-out.
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_LEASE", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(11..))]
+    pub webhooks_lease: u64,
 }
 
 impl HttpArgs {
@@ -169,6 +186,15 @@ impl HttpArgs {
             jobs: JobsConfig {
                 enabled: !self.no_jobs,
                 ..JobsConfig::default()
+            },
+            webhooks: WebhooksConfig {
+                enabled: !self.no_webhooks,
+                policy: UrlPolicy {
+                    allow_http: self.webhooks_allow_http,
+                    allow_private_addresses: self.webhooks_allow_private_addresses,
+                },
+                lease: Duration::from_secs(self.webhooks_lease),
+                ..WebhooksConfig::default()
             },
             list_cache_bytes: self.list_cache_bytes,
         }

@@ -13,6 +13,7 @@
 //! - [`plots`]: plots as the v3 writes speak them.
 //! - [`jobs`]: bodies that start background jobs.
 //! - [`events`]: the change feed and the webhook deliveries that carry it.
+//! - [`webhooks`]: webhook endpoints and their deliveries.
 //! - [`planning`], [`operations`], [`field`]: the rest of the domain, by group.
 
 pub mod applicators;
@@ -27,6 +28,7 @@ pub mod operations;
 pub mod planning;
 pub mod plots;
 pub mod time;
+pub mod webhooks;
 pub mod work_orders;
 
 pub use envelope::{ErrorBody, ErrorDetail, Page};

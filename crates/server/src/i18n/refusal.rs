@@ -2,6 +2,7 @@
 //! English, written once here.
 
 use domain::refusal::Expected;
+use domain::webhooks::RefusedAddress;
 use domain::work_orders::THIRD_PARTY_SYSTEM;
 use domain::{Lang, Refusal, Rule, Violation};
 
@@ -318,6 +319,60 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::NotText(encoding), Lang::Es) => format!("la fila no es texto {encoding} válido"),
         (Rule::NotText(encoding), Lang::Pt) => format!("a linha não é texto {encoding} válido"),
         (Rule::NotText(encoding), Lang::En) => format!("the row is not valid {encoding} text"),
+        (Rule::NotAUrl, Lang::Es) => format!("{path} debe ser una URL absoluta, como https://erp.ejemplo.com/webhooks"),
+        (Rule::NotAUrl, Lang::Pt) => format!("{path} deve ser uma URL absoluta, como https://erp.exemplo.com/webhooks"),
+        (Rule::NotAUrl, Lang::En) => {
+            format!("{path} must be an absolute URL, such as https://erp.example.com/webhooks")
+        }
+        (Rule::SchemeNotAllowed(allowed), Lang::Es) => format!("{path}: este servidor solo entrega a URL {allowed}"),
+        (Rule::SchemeNotAllowed(allowed), Lang::Pt) => format!("{path}: este servidor só entrega a URLs {allowed}"),
+        (Rule::SchemeNotAllowed(allowed), Lang::En) => format!("{path}: this server only delivers to {allowed} URLs"),
+        (Rule::AddressRefused { address, kind }, lang) => address_refused_text(path, address, *kind, lang),
+        (Rule::UnknownEventType(kind), Lang::Es) => {
+            format!("{path}: {kind:?} no es un tipo de evento; use <recurso>.<acción> o <recurso>.*")
+        }
+        (Rule::UnknownEventType(kind), Lang::Pt) => {
+            format!("{path}: {kind:?} não é um tipo de evento; use <recurso>.<ação> ou <recurso>.*")
+        }
+        (Rule::UnknownEventType(kind), Lang::En) => {
+            format!("{path}: {kind:?} is not an event type; use <resource>.<action> or <resource>.*")
+        }
+        (Rule::TooLong(max), Lang::Es) => format!("{path} admite como máximo {max} caracteres"),
+        (Rule::TooLong(max), Lang::Pt) => format!("{path} admite no máximo {max} caracteres"),
+        (Rule::TooLong(max), Lang::En) => format!("{path} takes at most {max} characters"),
+    }
+}
+
+/// A webhook URL whose host is, or resolves to, an address inside a network (server-side request forgery).
+fn address_refused_text(path: &str, address: &str, kind: RefusedAddress, lang: Lang) -> String {
+    let what = match (kind, lang) {
+        (RefusedAddress::Loopback, Lang::Es) => "de este mismo servidor (loopback)",
+        (RefusedAddress::Loopback, Lang::Pt) => "deste mesmo servidor (loopback)",
+        (RefusedAddress::Loopback, Lang::En) => "this server itself (loopback)",
+        (RefusedAddress::Private, Lang::Es) => "de una red privada",
+        (RefusedAddress::Private, Lang::Pt) => "de uma rede privada",
+        (RefusedAddress::Private, Lang::En) => "on a private network",
+        (RefusedAddress::LinkLocal, Lang::Es) => "de enlace local (incluye el servicio de metadatos de la nube)",
+        (RefusedAddress::LinkLocal, Lang::Pt) => "de enlace local (inclui o serviço de metadados da nuvem)",
+        (RefusedAddress::LinkLocal, Lang::En) => "link-local (where cloud metadata services answer)",
+        (RefusedAddress::SharedAddressSpace, Lang::Es) => "del espacio compartido de proveedores (100.64.0.0/10)",
+        (RefusedAddress::SharedAddressSpace, Lang::Pt) => "do espaço compartilhado de provedores (100.64.0.0/10)",
+        (RefusedAddress::SharedAddressSpace, Lang::En) => "in providers' shared address space (100.64.0.0/10)",
+        (RefusedAddress::Unspecified, Lang::Es) => "no especificada",
+        (RefusedAddress::Unspecified, Lang::Pt) => "não especificado",
+        (RefusedAddress::Unspecified, Lang::En) => "unspecified",
+        (RefusedAddress::Multicast, _) => "multicast",
+        (RefusedAddress::Broadcast, Lang::Es | Lang::Pt) => "broadcast o reservada",
+        (RefusedAddress::Broadcast, Lang::En) => "broadcast or reserved",
+    };
+    match lang {
+        Lang::Es => {
+            format!("{path}: {address} es una dirección {what}; los webhooks solo se entregan a direcciones públicas")
+        }
+        Lang::Pt => {
+            format!("{path}: {address} é um endereço {what}; os webhooks só são entregues a endereços públicos")
+        }
+        Lang::En => format!("{path}: {address} is an address {what}; webhooks are delivered to public addresses only"),
     }
 }
 

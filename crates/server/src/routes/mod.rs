@@ -16,6 +16,7 @@ mod planning;
 mod plots;
 mod resources;
 pub mod table;
+mod webhooks;
 mod work_orders;
 
 use axum::http::Method;
@@ -41,6 +42,7 @@ pub fn table() -> ApiTable {
         field::register,
         jobs::register,
         events::register,
+        webhooks::register,
         operational,
     ];
     groups

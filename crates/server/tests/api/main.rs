@@ -32,4 +32,5 @@ mod sdk;
 mod spec_paths;
 mod sync;
 mod two_processes;
+mod webhooks;
 mod work_order_writes;

@@ -85,7 +85,9 @@ fn every_operation_is_fully_described() {
             if method == "get" && answer["properties"]["next_cursor"].is_object() {
                 assert_eq!(names, ["after", "types", "size"], "{method} {path}");
             }
-            if method == "get" && answer["properties"]["total_pages"].is_object() {
+            // A record's own history (an endpoint's deliveries) pages, but is not a resource list with audit filters.
+            let history = path.contains('{');
+            if method == "get" && !history && answer["properties"]["total_pages"].is_object() {
                 assert!(
                     names.contains(&"page") && names.contains(&"active"),
                     "{method} {path} lists its paging and filters"

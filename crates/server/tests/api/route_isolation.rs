@@ -145,12 +145,9 @@ fn classify(operation: &Operation, lists: &BTreeMap<String, Operation>) -> Resul
         });
     }
     let name = format!("{} {}", operation.method, operation.path);
-    if let Some(collection) = operation
-        .path
-        .strip_suffix('}')
-        .and_then(|path| path.rsplit_once("/{"))
-        .map(|(collection, _)| collection)
-    {
+    // A path naming a record, possibly followed by more (`…/{id}/deliveries/{delivery_id}/retry`): the record's
+    // collection is what comes before its first parameter.
+    if let Some(collection) = operation.path.split_once("/{").map(|(collection, _)| collection) {
         return match source_list(collection, lists) {
             Some(source) => Ok(Class::ByPathId { source }),
             None if operation.method == Method::GET && operation.scope() == Some("global") => Ok(Class::SharedDetail),
@@ -167,6 +164,21 @@ fn classify(operation: &Operation, lists: &BTreeMap<String, Operation>) -> Resul
         (&Method::POST, Some(_)) => Ok(Class::Create),
         _ => Err(format!("{name}: neither a list, nor by id, nor a create")),
     }
+}
+
+/// `path` with each `{parameter}` replaced by `id`: A's record, and under it (a delivery of A's endpoint, say) an id
+/// that B cannot reach through it either.
+fn with_every_parameter(path: &str, id: i64) -> String {
+    path.split('/')
+        .map(|segment| {
+            if segment.starts_with('{') {
+                id.to_string()
+            } else {
+                segment.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The id of a list item: `id`, or a work order's `header.local_id`.
@@ -365,10 +377,7 @@ on_both_backends! {
                             }
                         }
                         let path = match class {
-                            Class::ByPathId { .. } => {
-                                let (collection, _) = operation.path.rsplit_once("/{").expect("a path id");
-                                format!("{collection}/{id}")
-                            }
+                            Class::ByPathId { .. } => with_every_parameter(&operation.path, id),
                             _ => operation.path.clone(),
                         };
                         let (status, answer) = send(&app, operation.method.clone(), &path, &b, body.as_ref()).await;
@@ -455,6 +464,15 @@ fn every_operation_of_the_route_table_is_classified() {
         Ok(Class::Create)
     );
     assert_eq!(classify_one(Method::POST, "/api/v2/login"), Ok(Class::Open));
+    assert_eq!(
+        classify_one(
+            Method::POST,
+            "/api/v3/third_party/webhook_endpoints/{id}/deliveries/{delivery_id}/retry"
+        ),
+        Ok(Class::ByPathId {
+            source: "/api/v3/third_party/webhook_endpoints".into()
+        })
+    );
     let unknown = Operation {
         method: Method::GET,
         path: "/api/v3/third_party/new_things/{id}".into(),

@@ -26,6 +26,7 @@ use crate::resources::work_orders::read::{
     assemble, lines_query, LabourRow, SupplyRow, LABOUR_COLUMNS, SUPPLY_COLUMNS,
 };
 use crate::resources::work_orders::WorkOrderHeaders;
+use crate::webhooks::WebhookEndpoints;
 use crate::{Render, Resource};
 
 /// An event of the committing transaction still without its payload.
@@ -122,6 +123,7 @@ macro_rules! renderer {
                     "device" => rows::<Devices>(conn, society_id, &ids, &render).await?,
                     "device_event" => rows::<DeviceEvents>(conn, society_id, &ids, &render).await?,
                     "job" => rows::<ObjectiveYieldJobs>(conn, society_id, &ids, &render).await?,
+                    "webhook_endpoint" => rows::<WebhookEndpoints>(conn, society_id, &ids, &render).await?,
                     _ => BTreeMap::new(),
                 };
                 let payloads = payloads(&events, &rendered, &render)?;

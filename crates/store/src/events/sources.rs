@@ -88,6 +88,17 @@ pub(crate) const EVENT_SOURCES: &[EventSource] = &[
              WHEN {new}.status <> {old}.status OR {new}.processed_items <> {old}.processed_items THEN 'updated' END",
         ),
     },
+    // Deliveries and their bookkeeping live in other tables: an endpoint's events are its owner's edits, and its
+    // disabling after days of failed deliveries.
+    EventSource {
+        table: "webhook_endpoints",
+        resource: "webhook_endpoint",
+        record: "{new}.id",
+        update: Some(
+            "CASE WHEN {new}.state = 'disabled' AND {old}.state <> 'disabled' THEN 'disabled' \
+             WHEN {new}.deleted_at IS NOT NULL AND {old}.deleted_at IS NULL THEN 'deleted' ELSE 'updated' END",
+        ),
+    },
 ];
 
 /// The declaration of `table`.

@@ -1,0 +1,466 @@
+//! Webhook endpoints and signed deliveries: real deliveries to a receiver in the test, verified with the Standard
+//! Webhooks libraries (PyPI and crates.io), the URL rules against server-side request forgery, secret rotation,
+//! retries with back-off on tokio's paused clock, and disabling after the give-up window.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode as AxumStatus};
+use domain::webhooks::{UrlPolicy, GIVE_UP_AFTER, MIN_RETRY_DELAY};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use server::webhooks::{Deliverer, WebhooksConfig};
+use store::webhooks::deliveries::{Attempt, Recorded};
+
+use crate::helpers::{error_envelope, integrator, Setup, TestApp};
+use crate::{on_both_backends, on_both_backends_with};
+
+const ENDPOINTS: &str = "/api/v3/third_party/webhook_endpoints";
+
+/// One request a receiver got.
+#[derive(Debug, Clone)]
+struct Received {
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Received {
+    fn header(&self, name: &str) -> &str {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, value)| value.as_str())
+    }
+
+    fn header_map(&self) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in &self.headers {
+            map.insert(
+                axum::http::HeaderName::try_from(name.as_str()).expect("a header name"),
+                value.parse().expect("a header value"),
+            );
+        }
+        map
+    }
+}
+
+/// A webhook receiver on a local port: records every request and answers the statuses it is told, then 200.
+#[derive(Clone, Default)]
+struct Receiver {
+    received: Arc<Mutex<Vec<Received>>>,
+    answers: Arc<Mutex<VecDeque<u16>>>,
+}
+
+async fn receive(State(receiver): State<Receiver>, headers: HeaderMap, body: Bytes) -> (AxumStatus, &'static str) {
+    let headers = headers
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or_default().to_owned()))
+        .collect();
+    let body = String::from_utf8_lossy(&body).into_owned();
+    receiver
+        .received
+        .lock()
+        .expect("the lock")
+        .push(Received { headers, body });
+    let status = receiver.answers.lock().expect("the lock").pop_front().unwrap_or(200);
+    (AxumStatus::from_u16(status).expect("a status"), "thanks, received")
+}
+
+impl Receiver {
+    async fn start(answers: &[u16]) -> (Receiver, SocketAddr) {
+        let receiver = Receiver::default();
+        receiver.answers.lock().expect("the lock").extend(answers);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the receiver");
+        let address = listener.local_addr().expect("the receiver's address");
+        let app = axum::Router::new()
+            .route("/hooks", axum::routing::post(receive))
+            .with_state(receiver.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (receiver, address)
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().expect("the lock").clone()
+    }
+
+    async fn wait_for(&self, count: usize) -> Vec<Received> {
+        for _ in 0..200 {
+            let received = self.received();
+            if received.len() >= count {
+                return received;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the receiver got {} of {count} deliveries", self.received().len());
+    }
+}
+
+/// A server as `demo` runs it: http and loopback allowed.
+fn demo_setup() -> Setup {
+    let mut setup = Setup::default();
+    setup.server.webhooks.policy = UrlPolicy::DEMO;
+    setup.server.webhooks.poll_interval = Duration::from_millis(20);
+    setup
+}
+
+/// A server as `demo` runs it, whose worker the test drives itself.
+fn driven_setup() -> Setup {
+    let mut setup = demo_setup();
+    setup.server.webhooks.enabled = false;
+    setup.server.jobs.enabled = false;
+    setup
+}
+
+/// Registers an endpoint for applicators' events; answers it with its secret.
+async fn register(app: &TestApp, token: &str, url: &str) -> Value {
+    register_for(app, token, url, &["applicator.*"]).await
+}
+
+/// Registers an endpoint for events of `types`; answers it with its secret.
+async fn register_for(app: &TestApp, token: &str, url: &str, types: &[&str]) -> Value {
+    let body = json!({ "url": url, "types": types, "description": "test receiver" });
+    let response = app.post(ENDPOINTS, token, &body).await;
+    let status = response.status();
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body
+}
+
+/// Creates an applicator through the API, whose event the endpoints for applicators receive; answers its id.
+async fn change(app: &TestApp, token: &str, name: &str) -> i64 {
+    let response = app
+        .post("/api/v2/third_party/applicators", token, &json!({ "name": name }))
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value = response.json().await.expect("JSON");
+    created["id"].as_i64().expect("an id")
+}
+
+async fn society_of(app: &TestApp, country: &str) -> i64 {
+    app.login_as(integrator(country)).await["society"]["id"]
+        .as_i64()
+        .expect("a society id")
+}
+
+fn verify_with_rust(secret: &str, received: &Received) -> Result<(), String> {
+    standardwebhooks::Webhook::new(secret)
+        .map_err(|error| error.to_string())?
+        .verify(received.body.as_bytes(), &received.header_map())
+        .map_err(|error| error.to_string())
+}
+
+/// In `demo`: deliveries to a receiver on this machine.
+mod in_demo {
+    use super::*;
+
+    on_both_backends_with! {
+        demo_setup();
+
+        async fn a_delivery_is_signed_as_standard_webhooks_says_and_verifies_with_its_python_and_rust_libraries(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+
+            let endpoint = register(&app, &token, &format!("http://{address}/hooks")).await;
+            let secret = endpoint["secret"].as_str().expect("the secret, shown at creation");
+            assert!(secret.starts_with("whsec_"), "{secret}");
+            let id = endpoint["id"].as_i64().expect("an id");
+            let (elsewhere, other_address) = Receiver::start(&[]).await;
+            register_for(&app, &token, &format!("http://{other_address}/hooks"), &["plot.created"]).await;
+            let applicator = change(&app, &token, "Aplicador ñandú").await;
+
+            let delivery = receiver.wait_for(1).await.remove(0);
+            let event: Value = serde_json::from_str(&delivery.body).expect("an event in JSON");
+            assert_eq!(event["type"], "applicator.created", "{event}");
+            assert_eq!(event["resource_id"], applicator);
+            assert_eq!(event["data"]["name"], "Aplicador ñandú");
+            let feed = app.get_ok("/api/v3/third_party/events?types=applicator.created", &token).await;
+            let item = feed["items"].as_array().expect("items").iter().find(|item| item["id"] == event["id"]).expect("the event in the feed");
+            assert_eq!(item, &event, "a delivery carries the event as the feed serves it");
+            assert_eq!(delivery.header("webhook-id"), format!("evt_{}", event["id"]));
+            assert_eq!(delivery.header("content-type"), "application/json");
+            assert_eq!(delivery.header("user-agent"), "Tranquera-Webhooks/1");
+            assert!(delivery.header("authorization").is_empty(), "deliveries carry no tokens");
+            let timestamp: i64 = delivery.header("webhook-timestamp").parse().expect("seconds");
+            assert!((timestamp - store::now_millis() / 1000).abs() < 60);
+            verify_with_rust(secret, &delivery).expect("the Rust library verifies the delivery");
+            testkit::python::verify_standard_webhook(secret, &delivery.headers, &delivery.body)
+                .expect("the PyPI library verifies the delivery");
+            let other = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+            assert!(verify_with_rust(other, &delivery).is_err(), "another secret does not verify it");
+            assert!(testkit::python::verify_standard_webhook(other, &delivery.headers, &delivery.body).is_err());
+            assert!(elsewhere.received().is_empty(), "an endpoint receives only the types it asked for");
+
+            // The delivery's attempt is on record, and the secret is never read back.
+            let mut page = Value::Null;
+            for _ in 0..100 {
+                page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+                if page["items"][0]["status"] == "succeeded" {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert_eq!(page["total_items"], 1, "{page}");
+            let attempt = &page["items"][0]["attempts"][0];
+            assert_eq!(page["items"][0]["status"], "succeeded", "{page}");
+            assert_eq!(attempt["status_code"], 200, "{page}");
+            assert_eq!(attempt["response_head"], "thanks, received");
+            assert!(attempt["latency_ms"].as_i64().is_some_and(|ms| ms >= 0));
+            let read = app.get_ok(&format!("{ENDPOINTS}/{id}"), &token).await;
+            assert!(read.get("secret").is_none(), "{read}");
+            assert_eq!(read["state"], "enabled");
+            let listed = app.get_ok(ENDPOINTS, &token).await;
+            assert!(!listed.to_string().contains(secret), "{listed}");
+        }
+
+        async fn during_a_rotation_a_delivery_verifies_with_the_old_secret_and_with_the_new(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            let endpoint = register(&app, &token, &format!("http://{address}/hooks")).await;
+            let id = endpoint["id"].as_i64().expect("an id");
+            let old = endpoint["secret"].as_str().expect("a secret").to_owned();
+            let response = app.post(&format!("{ENDPOINTS}/{id}/rotate_secret"), &token, &json!({})).await;
+            assert_eq!(response.status(), StatusCode::OK);
+            let rotated: Value = response.json().await.expect("JSON");
+            let new = rotated["secret"].as_str().expect("the new secret").to_owned();
+            assert_ne!(old, new);
+
+            change(&app, &token, "Rotado").await;
+            let delivery = receiver.wait_for(1).await.remove(0);
+            assert_eq!(delivery.header("webhook-signature").split(' ').count(), 2, "one signature per secret");
+            verify_with_rust(&old, &delivery).expect("the old secret still verifies during the overlap");
+            verify_with_rust(&new, &delivery).expect("the new secret verifies");
+            testkit::python::verify_standard_webhook(&old, &delivery.headers, &delivery.body).expect("old, in Python");
+            testkit::python::verify_standard_webhook(&new, &delivery.headers, &delivery.body).expect("new, in Python");
+
+            let missing = app.post(&format!("{ENDPOINTS}/999999/rotate_secret"), &token, &json!({})).await;
+            error_envelope(missing, StatusCode::NOT_FOUND).await;
+        }
+
+        async fn demo_accepts_http_and_loopback_urls(app) {
+            let token = app.token(integrator("AR")).await;
+            for url in ["http://127.0.0.1:9/hooks", "http://localhost:9/hooks", "http://[::1]:9/hooks"] {
+                register(&app, &token, url).await;
+            }
+        }
+    }
+}
+
+/// In `serve`: the URL rules against server-side request forgery.
+mod in_serve {
+    use super::*;
+
+    on_both_backends! {
+        async fn serve_refuses_http_and_every_internal_address_in_the_callers_language(app) {
+            let token = app.token(integrator("AR")).await;
+            // A name that resolves to this host without being spelled `localhost`: the machine's own name.
+            let own_name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim().to_owned();
+            let own_name_is_loopback = tokio::net::lookup_host((own_name.as_str(), 443))
+                .await
+                .is_ok_and(|mut addresses| addresses.any(|address| address.ip().is_loopback()));
+            let mut urls = vec![
+                "http://erp.example.com/hooks".to_owned(),
+                "https://127.0.0.1/hooks".to_owned(),
+                "https://10.0.0.8/hooks".to_owned(),
+                "https://169.254.169.254/latest/meta-data/".to_owned(),
+                "https://localhost:8443/hooks".to_owned(),
+                "https://[::ffff:127.0.0.1]/hooks".to_owned(),
+                "https://[::ffff:a00:1]/hooks".to_owned(),
+                "https://[fd12::1]/hooks".to_owned(),
+            ];
+            if own_name_is_loopback {
+                urls.push(format!("https://{own_name}/hooks"));
+            }
+            for url in &urls {
+                let response = app.post(ENDPOINTS, &token, &json!({ "url": url })).await;
+                let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+                assert!(message.contains("url"), "{url}: {message}");
+            }
+            let english = app
+                .request(reqwest::Method::POST, ENDPOINTS)
+                .bearer_auth(&token)
+                .header("accept-language", "en")
+                .json(&json!({ "url": "https://169.254.169.254/" }))
+                .send()
+                .await
+                .expect("POST");
+            let (_, message) = error_envelope(english, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains("link-local") && message.contains("169.254.169.254"), "{message}");
+            let spanish = app.post(ENDPOINTS, &token, &json!({ "url": "http://erp.example.com/" })).await;
+            let (_, message) = error_envelope(spanish, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains("solo entrega a URL https"), "{message}");
+            let types = app.post(ENDPOINTS, &token, &json!({ "url": "https://erp.example.com/", "types": ["plot.exploded"] })).await;
+            let (_, message) = error_envelope(types, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains("plot.exploded"), "{message}");
+            assert!(app.all_items(ENDPOINTS, &token).await.is_empty(), "nothing refused was registered");
+        }
+    }
+}
+
+/// A worker the test drives itself, through retries and the give-up window.
+mod driven {
+    use super::*;
+
+    on_both_backends_with! {
+        driven_setup();
+
+        async fn a_failing_delivery_is_retried_with_back_off_on_the_paused_clock_until_it_is_received(app) {
+            let (receiver, address) = Receiver::start(&[500, 503, 502]).await;
+            let token = app.token(integrator("AR")).await;
+            let society = society_of(&app, "AR").await;
+            let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Reintentos").await;
+            let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy: UrlPolicy::DEMO, ..WebhooksConfig::default() })
+                .expect("a worker");
+
+            // The clock is paused only to move it: while paused, tokio would skip ahead whenever the test waits for
+            // the database, and time out its queries.
+            let started = std::time::Instant::now();
+            let mut steps = 0;
+            while receiver.received().len() < 4 {
+                worker.round().await.expect("a round");
+                tokio::time::pause();
+                tokio::time::advance(Duration::from_millis(500)).await;
+                tokio::time::resume();
+                steps += 1;
+                assert!(steps < 200, "still not delivered after {steps} half-seconds of back-off");
+            }
+            // Three failures wait at most 5 s, 10 s and 20 s (full jitter, at least 1 s each): 35 s of back-off,
+            // gone through without waiting it.
+            assert!(steps <= 72, "{steps} half-seconds");
+            assert!(started.elapsed() < Duration::from_secs(30));
+
+            let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+            let delivery = &page["items"][0];
+            assert_eq!(delivery["status"], "succeeded", "{page}");
+            let codes: Vec<i64> = delivery["attempts"].as_array().expect("attempts").iter().map(|a| a["status_code"].as_i64().expect("a status")).collect();
+            assert_eq!(codes, [500, 503, 502, 200]);
+            let times: Vec<i64> = app
+                .integers("SELECT attempted_at FROM webhook_attempts WHERE society_id = $1 ORDER BY id", society)
+                .await;
+            let minimum = i64::try_from(MIN_RETRY_DELAY.as_millis()).expect("millis");
+            assert!(times.windows(2).all(|pair| pair[1] - pair[0] >= minimum), "attempts spaced by the back-off: {times:?}");
+            let bodies: Vec<String> = receiver.received().into_iter().map(|r| r.body).collect();
+            assert!(bodies.windows(2).all(|pair| pair[0] == pair[1]), "every retry sends the same bytes");
+        }
+
+        async fn an_endpoint_failing_for_three_days_is_disabled_and_its_deliveries_abandoned(app) {
+            let token = app.token(integrator("AR")).await;
+
+            let id = register(&app, &token, "http://127.0.0.1:9/hooks").await["id"].as_i64().expect("an id");
+            change(&app, &token, "Uno").await;
+            change(&app, &token, "Dos").await;
+            let failure = |at| Attempt { attempted_at: at, status_code: Some(500), latency: Duration::from_millis(3), response_head: Some("down".into()), error: None };
+            let store = &app.store;
+            let lease = Duration::from_secs(60);
+            let start = store::now_millis();
+            assert_eq!(store.fan_out_webhooks(100, start).await.expect("fan out"), 2);
+            assert_eq!(store.fan_out_webhooks(100, start).await.expect("fan out"), 0, "each event is queued once");
+            let first = store.claim_webhook_deliveries("w", lease, 1, start).await.expect("claim").remove(0);
+            let outcome = store.record_webhook_attempt(&first, "w", &failure(start), start, 0.5).await.expect("record");
+            assert!(matches!(outcome, Recorded::Retrying(at) if at > start), "{outcome:?}");
+            let read = app.get_ok(&format!("{ENDPOINTS}/{id}"), &token).await;
+            assert_eq!(read["state"], "enabled");
+
+            // Three days later, still failing.
+            let later = start + i64::try_from(GIVE_UP_AFTER.as_millis()).expect("millis");
+            let again = store.claim_webhook_deliveries("w", lease, 1, later).await.expect("claim").remove(0);
+            let outcome = store.record_webhook_attempt(&again, "w", &failure(later), later, 0.5).await.expect("record");
+            assert_eq!(outcome, Recorded::EndpointDisabled);
+            let read = app.get_ok(&format!("{ENDPOINTS}/{id}"), &token).await;
+            assert_eq!(read["state"], "disabled", "{read}");
+            assert!(read["disabled_at"].is_string(), "{read}");
+            assert!(store.claim_webhook_deliveries("w", lease, 10, later + 1).await.expect("claim").is_empty());
+            let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+            let statuses: Vec<&str> = page["items"].as_array().expect("items").iter().map(|d| d["status"].as_str().expect("a status")).collect();
+            assert_eq!(statuses, ["abandoned", "abandoned"], "{page}");
+            let feed = app.get_ok("/api/v3/third_party/events?types=webhook_endpoint.disabled", &token).await;
+            assert_eq!(feed["items"].as_array().map(Vec::len), Some(1), "{feed}");
+            assert_eq!(feed["items"][0]["resource_id"], id);
+            assert_eq!(feed["items"][0]["data"]["state"], "disabled", "{feed}");
+            assert!(feed["items"][0]["data"].get("secret").is_none());
+        }
+
+        async fn a_worker_that_refuses_internal_addresses_does_not_connect_to_one_registered_earlier(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            // Registered while loopback was allowed; the worker's policy no longer allows it.
+            let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Interno").await;
+            let policy = UrlPolicy { allow_http: true, allow_private_addresses: false };
+            let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy, ..WebhooksConfig::default() })
+                .expect("a worker");
+            assert_eq!(worker.round().await.expect("a round"), 1);
+            assert!(receiver.received().is_empty(), "nothing reached the internal address");
+            let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+            let attempt = &page["items"][0]["attempts"][0];
+            assert!(attempt["status_code"].is_null(), "{page}");
+            assert!(attempt["error"].as_str().is_some_and(|e| e.contains("not a URL this server delivers to")), "{page}");
+            assert_eq!(page["items"][0]["status"], "pending", "retried later: {page}");
+        }
+
+        async fn two_processes_deliver_each_event_once_between_them(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            register(&app, &token, &format!("http://{address}/hooks")).await;
+            let other = store::Store::connect(&app.url, Setup::default().store).await.expect("a second process's store");
+            let config = WebhooksConfig { policy: UrlPolicy::DEMO, batch: 8, ..WebhooksConfig::default() };
+            let first = Deliverer::new(app.store.clone(), config.clone()).expect("a worker");
+            let second = Deliverer::new(other, config).expect("another worker");
+            let changes = 60;
+            let writing = async {
+                for n in 0..changes {
+                    change(&app, &token, &format!("Dos procesos {n}")).await;
+                }
+            };
+            let delivering = |worker: Deliverer| {
+                let receiver = receiver.clone();
+                async move {
+                    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+                    while receiver.received().len() < changes && std::time::Instant::now() < deadline {
+                        if worker.round().await.expect("a round") == 0 {
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                    }
+                    worker
+                }
+            };
+            let ((), first, second) = tokio::join!(writing, delivering(first), delivering(second));
+            // Both look again once everything is delivered: nothing is left to send twice.
+            first.round().await.expect("a round");
+            second.round().await.expect("a round");
+            let ids: Vec<String> = receiver.received().iter().map(|r| r.header("webhook-id").to_owned()).collect();
+            let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+            assert_eq!(distinct.len(), changes, "every event delivered");
+            assert_eq!(ids.len(), changes, "no event delivered twice: {ids:?}");
+        }
+
+        async fn a_retried_delivery_is_due_at_once_and_another_society_cannot_retry_it(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+
+            let id = register(&app, &token, &format!("http://{address}/hooks")).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Reenviado").await;
+            let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy: UrlPolicy::DEMO, ..WebhooksConfig::default() })
+                .expect("a worker");
+            worker.round().await.expect("a round");
+            assert_eq!(receiver.received().len(), 1);
+            let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+            let delivery = page["items"][0]["id"].as_i64().expect("a delivery");
+            let retry = format!("{ENDPOINTS}/{id}/deliveries/{delivery}/retry");
+            let other = app.token(integrator("BR")).await;
+            error_envelope(app.post(&retry, &other, &json!({})).await, StatusCode::NOT_FOUND).await;
+            let response = app.post(&retry, &token, &json!({})).await;
+            assert_eq!(response.status(), StatusCode::ACCEPTED);
+            let retried: Value = response.json().await.expect("JSON");
+            assert_eq!(retried["status"], "pending", "{retried}");
+            worker.round().await.expect("a round");
+            assert_eq!(receiver.received().len(), 2, "redelivered");
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! From events to deliveries, and deliveries from one attempt to the next, for the delivery worker of every server
+//! process. Nothing here reads a clock: every step takes `now` (epoch ms) from its caller, so a test drives days of
+//! retries without waiting.
+//!
+//! - **Fan-out**: each enabled endpoint has a cursor into its society's change feed (`webhook_progress`). A fan-out
+//!   reads the feed after it and, in one transaction, queues a delivery per event the endpoint wants and moves the
+//!   cursor, compare-and-set: of two processes that read the same page, one moves the cursor and the other's
+//!   transaction changes nothing, so no event is queued twice (the unique index on endpoint and event is the second
+//!   guard).
+//! - **Claim**: like jobs (see [`crate::jobs`]), a delivery is held under a lease; PostgreSQL claims with
+//!   `FOR UPDATE SKIP LOCKED`. A process killed mid-delivery leaves its lease to run out, and the delivery is claimed
+//!   and sent again: delivery is at least once, and receivers deduplicate by `webhook-id`.
+//! - **Record**: a 2xx closes the delivery; anything else schedules the next attempt with back-off and jitter. An
+//!   endpoint failing for [`domain::webhooks::GIVE_UP_AFTER`] is disabled (its `state`, and the `webhook_endpoint.disabled` event the
+//!   events core emits for that change) and its waiting deliveries abandoned.
+
+use std::time::Duration;
+
+use domain::events::{EventCursor, EventTypes, FeedStart};
+use domain::webhooks::{gives_up, retry_delay};
+use secrecy::SecretString;
+use serde_json::value::RawValue;
+
+use crate::db::{with_reader, with_writer, BeginWrite, Dialect};
+use crate::events::StoredEvent;
+use crate::{Render, Scope, Store, StoreError};
+
+/// A delivery a worker holds, with what sending it takes.
+#[derive(Debug, Clone)]
+pub struct ClaimedDelivery {
+    /// The society.
+    pub society_id: i64,
+    /// The delivery.
+    pub id: i64,
+    /// The event delivered.
+    pub event_id: i64,
+    /// Where it goes.
+    pub url: String,
+    /// The event, exactly as the feed serves it.
+    pub body: String,
+    /// Every secret that signs it: the current one, and the previous one during a rotation's overlap.
+    pub secrets: Vec<SecretString>,
+    /// Attempts made before this one.
+    pub attempts: i64,
+}
+
+/// What one attempt found.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    /// When it was sent (epoch ms).
+    pub attempted_at: i64,
+    /// The receiver's status, when it answered.
+    pub status_code: Option<u16>,
+    /// How long it took.
+    pub latency: Duration,
+    /// The first bytes of the answer.
+    pub response_head: Option<String>,
+    /// Why there was no answer, or the address was refused.
+    pub error: Option<String>,
+}
+
+/// What became of a delivery once an attempt was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// Received.
+    Delivered,
+    /// Another attempt is due at this time (epoch ms).
+    Retrying(i64),
+    /// Retried for the whole window without success.
+    GaveUp,
+    /// The endpoint had failed for the whole window: it is disabled now.
+    EndpointDisabled,
+    /// Another worker holds the delivery now: this attempt is not recorded.
+    LostLease,
+}
+
+#[derive(sqlx::FromRow)]
+struct FanOutRow {
+    society_id: i64,
+    id: i64,
+    types: String,
+    feed_cursor: Option<String>,
+    country: String,
+    time_zone: String,
+}
+
+struct ClaimRow {
+    society_id: i64,
+    id: i64,
+    event_id: i64,
+    body: String,
+    attempts: i64,
+    endpoint: EndpointRow,
+}
+
+#[derive(Clone, sqlx::FromRow)]
+struct EndpointRow {
+    url: String,
+    secret: String,
+    previous_secret: Option<String>,
+    previous_secret_expires_at: Option<i64>,
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The event as the feed serves it, in the society's offset: the bytes every attempt of its deliveries sends.
+fn event_body(event: StoredEvent, render: &Render) -> Result<String, serde_json::Error> {
+    let body = wire::events::Event {
+        id: event.id,
+        kind: format!("{}.{}", event.resource, event.action),
+        resource: event.resource,
+        resource_id: event.resource_id,
+        occurred_at: render.at(event.occurred_at),
+        data: RawValue::from_string(event.payload.unwrap_or_else(|| "{}".to_owned()))?,
+    };
+    serde_json::to_string(&body)
+}
+
+impl Store {
+    /// Queues the deliveries of events committed since each enabled endpoint's last fan-out, up to `page` events per
+    /// endpoint; answers how many deliveries it queued.
+    #[tracing::instrument(skip(self))]
+    pub async fn fan_out_webhooks(&self, page: u32, now: i64) -> Result<usize, StoreError> {
+        let endpoints: Vec<FanOutRow> = with_reader!(&self.db, pool => {
+            sqlx::query_as(
+                "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
+                 JOIN webhook_progress p ON p.society_id = e.society_id AND p.endpoint_id = e.id \
+                 JOIN societies s ON s.id = e.society_id \
+                 WHERE e.state = 'enabled' AND e.deleted_at IS NULL ORDER BY e.society_id, e.id",
+            )
+            .fetch_all(pool)
+            .await?
+        });
+        let mut queued = 0;
+        for endpoint in endpoints {
+            queued += self.fan_out_one(&endpoint, page, now).await?;
+        }
+        Ok(queued)
+    }
+
+    async fn fan_out_one(&self, endpoint: &FanOutRow, page: u32, now: i64) -> Result<usize, StoreError> {
+        let start = match endpoint.feed_cursor.as_deref().map(str::parse::<EventCursor>) {
+            Some(Ok(cursor)) => FeedStart::After(cursor),
+            // An endpoint made before the feed had a head starts at the head.
+            None | Some(Err(_)) => FeedStart::Now,
+        };
+        let scope = Scope::new(endpoint.society_id, &endpoint.country, &endpoint.time_zone);
+        // Types were checked when the endpoint was registered; a type the feed no longer has widens to every type
+        // rather than silencing the endpoint. The feed is read whole and filtered here: a filtered read moves its
+        // cursor past other types' events with a second query, which can also pass events of the wanted types that
+        // became readable between the two (found by the SIGKILL test on PostgreSQL).
+        let types = EventTypes::parse(&endpoint.types).unwrap_or_default();
+        let Ok(feed) = self.event_feed(&scope, start, &EventTypes::default(), page).await? else {
+            // The feed pruned events this endpoint never read: it resumes at the head, and the gap is logged.
+            tracing::error!(
+                endpoint = endpoint.id,
+                "webhook endpoint fell behind the feed's retention"
+            );
+            return self.move_cursor(endpoint, None, &[], now).await;
+        };
+        let render = scope.render();
+        let mut wanted = Vec::with_capacity(feed.events.len());
+        for event in feed
+            .events
+            .into_iter()
+            .filter(|event| types.matches(&event.resource, &event.action))
+        {
+            let (id, kind) = (event.id, format!("{}.{}", event.resource, event.action));
+            match event_body(event, &render) {
+                Ok(body) => wanted.push((id, kind, body)),
+                Err(error) => tracing::error!(event = id, %error, "an event's payload is not JSON"),
+            }
+        }
+        let next = feed.next.to_string();
+        if endpoint.feed_cursor.as_deref() == Some(next.as_str()) && wanted.is_empty() {
+            return Ok(0);
+        }
+        self.move_cursor(endpoint, Some(next), &wanted, now).await
+    }
+
+    /// Moves an endpoint's cursor from where the fan-out read it to `next`, queueing `deliveries` with it; a cursor
+    /// another process moved first is left alone, and nothing is queued.
+    async fn move_cursor(
+        &self,
+        endpoint: &FanOutRow,
+        next: Option<String>,
+        deliveries: &[(i64, String, String)],
+        now: i64,
+    ) -> Result<usize, StoreError> {
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            let moved = sqlx::query(
+                "UPDATE webhook_progress SET feed_cursor = $3 WHERE society_id = $1 AND endpoint_id = $2 \
+                 AND (feed_cursor = $4 OR (feed_cursor IS NULL AND $4 IS NULL))",
+            )
+            .bind(endpoint.society_id)
+            .bind(endpoint.id)
+            .bind(&next)
+            .bind(&endpoint.feed_cursor)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if moved == 0 {
+                return Ok(0);
+            }
+            let mut queued = 0;
+            for (event_id, kind, body) in deliveries {
+                queued += sqlx::query(
+                    "INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, next_attempt_at, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $6) \
+                     ON CONFLICT (society_id, endpoint_id, event_id) DO NOTHING",
+                )
+                .bind(endpoint.society_id)
+                .bind(endpoint.id)
+                .bind(event_id)
+                .bind(kind)
+                .bind(body)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            }
+            tx.commit().await?;
+            Ok(usize::try_from(queued).unwrap_or(usize::MAX))
+        })
+    }
+
+    /// Claims up to `limit` deliveries that are due, or whose worker's lease ran out, for `worker` until `now + lease`.
+    /// Deliveries of endpoints deleted or disabled meanwhile are abandoned instead.
+    #[tracing::instrument(skip(self))]
+    pub async fn claim_webhook_deliveries(
+        &self,
+        worker: &str,
+        lease: Duration,
+        limit: u32,
+        now: i64,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let skip_locked = match self.db.dialect() {
+            Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+            Dialect::Sqlite => "",
+        };
+        let due = "(status = 'pending' AND next_attempt_at <= $3) OR (status = 'delivering' AND locked_until < $3)";
+        let rows: Vec<ClaimRow> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            sqlx::query(
+                "UPDATE webhook_deliveries SET status = 'abandoned', locked_by = NULL, updated_at = $1 \
+                 WHERE ((status = 'pending' AND next_attempt_at <= $1) OR (status = 'delivering' AND locked_until < $1)) \
+                 AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
+                 AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)",
+            )
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            // SQLite has no data-modifying `WITH`, so the claim and the read of its endpoints are two statements. Ids
+            // are unique in the table on both backends; SQLite's `(society_id, id) IN (…)` over the table being
+            // updated matches nothing (3.40, 3.46).
+            let claimed: Vec<(i64, i64, i64, i64, String, i64)> = sqlx::query_as(&format!(
+                "UPDATE webhook_deliveries SET status = 'delivering', locked_by = $1, locked_until = $2, updated_at = $3 \
+                 WHERE id IN (SELECT id FROM webhook_deliveries WHERE {due} \
+                 ORDER BY next_attempt_at, id LIMIT $4{skip_locked}) \
+                 RETURNING society_id, id, endpoint_id, event_id, body, attempts"
+            ))
+            .bind(worker)
+            .bind(now.saturating_add(millis(lease)))
+            .bind(now)
+            .bind(i64::from(limit))
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut rows = Vec::with_capacity(claimed.len());
+            let mut endpoints: Vec<((i64, i64), EndpointRow)> = Vec::new();
+            for (society_id, id, endpoint_id, event_id, body, attempts) in claimed {
+                let endpoint = match endpoints.iter().find(|(key, _)| *key == (society_id, endpoint_id)) {
+                    Some((_, endpoint)) => endpoint.clone(),
+                    None => {
+                        let endpoint: EndpointRow = sqlx::query_as(
+                            "SELECT url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints \
+                             WHERE society_id = $1 AND id = $2",
+                        )
+                        .bind(society_id)
+                        .bind(endpoint_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        endpoints.push(((society_id, endpoint_id), endpoint.clone()));
+                        endpoint
+                    }
+                };
+                rows.push(ClaimRow { society_id, id, event_id, body, attempts, endpoint });
+            }
+            tx.commit().await?;
+            rows
+        });
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let endpoint = row.endpoint;
+                let previous = endpoint
+                    .previous_secret
+                    .filter(|_| endpoint.previous_secret_expires_at.is_some_and(|until| until > now));
+                ClaimedDelivery {
+                    society_id: row.society_id,
+                    id: row.id,
+                    event_id: row.event_id,
+                    url: endpoint.url,
+                    body: row.body,
+                    secrets: std::iter::once(endpoint.secret)
+                        .chain(previous)
+                        .map(SecretString::from)
+                        .collect(),
+                    attempts: row.attempts,
+                }
+            })
+            .collect())
+    }
+
+    /// Records an attempt of a delivery `worker` holds, and what follows from it at `now`; `jitter` (0 to 1) spreads
+    /// the next attempt within its back-off.
+    pub async fn record_webhook_attempt(
+        &self,
+        delivery: &ClaimedDelivery,
+        worker: &str,
+        attempt: &Attempt,
+        now: i64,
+        jitter: f64,
+    ) -> Result<Recorded, StoreError> {
+        let recorded = self
+            .record_webhook_attempts(worker, &[(delivery, attempt, jitter)], now)
+            .await?;
+        Ok(recorded.into_iter().next().unwrap_or(Recorded::LostLease))
+    }
+
+    /// Records attempts of deliveries `worker` holds in one transaction (one commit for many deliveries), each with
+    /// its jitter, and what follows from each at `now`, in order.
+    #[tracing::instrument(skip(self, attempts), fields(attempts = attempts.len()))]
+    pub async fn record_webhook_attempts(
+        &self,
+        worker: &str,
+        attempts: &[(&ClaimedDelivery, &Attempt, f64)],
+        now: i64,
+    ) -> Result<Vec<Recorded>, StoreError> {
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            let mut outcomes = Vec::with_capacity(attempts.len());
+            for (delivery, attempt, jitter) in attempts {
+                let succeeded = attempt.status_code.is_some_and(domain::webhooks::delivered);
+                let failed_attempts = u32::try_from(delivery.attempts.saturating_add(1)).unwrap_or(u32::MAX);
+                let retry_at = now.saturating_add(millis(retry_delay(failed_attempts, *jitter)));
+                let head = attempt.response_head.as_deref();
+                let status_code = attempt.status_code.map(i64::from);
+                let latency = millis(attempt.latency);
+                let held: Option<(i64, i64)> = sqlx::query_as(
+                    "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_by = NULL, locked_until = NULL, \
+                     status = CASE WHEN $4 THEN 'succeeded' ELSE 'pending' END, \
+                     delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END, next_attempt_at = $6, \
+                     last_status_code = $7, last_latency_ms = $8, last_response_head = $9, last_error = $10, updated_at = $5 \
+                     WHERE society_id = $1 AND id = $2 AND status = 'delivering' AND locked_by = $3 \
+                     RETURNING endpoint_id, created_at",
+                )
+                .bind(delivery.society_id)
+                .bind(delivery.id)
+                .bind(worker)
+                .bind(succeeded)
+                .bind(now)
+                .bind(retry_at)
+                .bind(status_code)
+                .bind(latency)
+                .bind(head)
+                .bind(&attempt.error)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some((endpoint_id, created_at)) = held else {
+                    outcomes.push(Recorded::LostLease);
+                    continue;
+                };
+                sqlx::query(
+                    "INSERT INTO webhook_attempts (society_id, delivery_id, attempted_at, status_code, latency_ms, \
+                     response_head, error) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(delivery.society_id)
+                .bind(delivery.id)
+                .bind(attempt.attempted_at)
+                .bind(status_code)
+                .bind(latency)
+                .bind(head)
+                .bind(&attempt.error)
+                .execute(&mut *tx)
+                .await?;
+                let failing_since: Option<i64> = sqlx::query_scalar(
+                    "UPDATE webhook_progress SET failing_since = CASE WHEN $3 THEN NULL ELSE COALESCE(failing_since, $4) END \
+                     WHERE society_id = $1 AND endpoint_id = $2 RETURNING failing_since",
+                )
+                .bind(delivery.society_id)
+                .bind(endpoint_id)
+                .bind(succeeded)
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await?
+                .flatten();
+                let outcome = if succeeded {
+                    Recorded::Delivered
+                } else if failing_since.is_some_and(|since| gives_up(since, now)) {
+                    // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
+                    sqlx::query(
+                        "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
+                         WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
+                    )
+                    .bind(delivery.society_id)
+                    .bind(endpoint_id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query(
+                        "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
+                         WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
+                    )
+                    .bind(delivery.society_id)
+                    .bind(endpoint_id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    Recorded::EndpointDisabled
+                } else if gives_up(created_at, now) {
+                    sqlx::query("UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1 AND id = $2")
+                        .bind(delivery.society_id)
+                        .bind(delivery.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    Recorded::GaveUp
+                } else {
+                    Recorded::Retrying(retry_at)
+                };
+                outcomes.push(outcome);
+            }
+            tx.commit().await?;
+            Ok(outcomes)
+        })
+    }
+
+    /// When the next pending delivery is due (epoch ms), so an idle worker sleeps until then rather than polling.
+    pub async fn next_webhook_due(&self) -> Result<Option<i64>, StoreError> {
+        with_reader!(&self.db, pool => {
+            Ok(sqlx::query_scalar("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'")
+                .fetch_one(pool)
+                .await?)
+        })
+    }
+}
