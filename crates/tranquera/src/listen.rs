@@ -60,9 +60,17 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
         .timeout(FORWARD_TIMEOUT)
         .user_agent(concat!("tranquera-listen/", env!("CARGO_PKG_VERSION")))
         .build()?;
-    println!("Ready! Your webhook signing secret is {secret} (^C to quit)");
     let types: Vec<&str> = args.types.iter().map(String::as_str).collect();
-    let mut cursor = Some(args.after.clone().unwrap_or_else(|| client::NOW.to_owned()));
+    let start = match &args.after {
+        Some(after) => after.clone(),
+        // The head is read before "Ready!", so every change committed after that line is forwarded.
+        None => match api.event_page(Some(client::NOW), &types, 1).await {
+            Ok(page) => page.next_cursor,
+            Err(error) => return Err(feed_failure(error)),
+        },
+    };
+    println!("Ready! Your webhook signing secret is {secret} (^C to quit)");
+    let mut cursor = Some(start);
     let forwarder = Forwarder {
         http,
         url: args.forward_to.clone(),
@@ -86,16 +94,19 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
                 eprintln!("tranquera: the API could not be reached ({error}); trying again in 5 s");
                 tokio::time::sleep(RECONNECT_AFTER).await;
             }
-            Err(error) if error.status() == Some(client::StatusCode::GONE) => {
-                return Err(
-                    format!("the cursor is older than the feed keeps ({error}); start again without --after").into(),
-                );
-            }
-            Err(error) if error.status() == Some(client::StatusCode::NOT_FOUND) => {
-                return Err(format!("this server offers no event feed ({error})").into());
-            }
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(feed_failure(error)),
         }
+    }
+}
+
+/// What to tell the user when the feed refuses to be followed.
+fn feed_failure(error: client::Error) -> Failure {
+    match error.status() {
+        Some(client::StatusCode::GONE) => {
+            format!("the cursor is older than the feed keeps ({error}); start again without --after").into()
+        }
+        Some(client::StatusCode::NOT_FOUND) => format!("this server offers no event feed ({error})").into(),
+        _ => error.into(),
     }
 }
 
