@@ -24,12 +24,16 @@ const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// The wait before following the feed again after the API could not be reached.
 const RECONNECT_AFTER: Duration = Duration::from_secs(5);
 
+/// What `tranquera listen --help` adds after the options.
+const AFTER_HELP: &str = "Each event is POSTed to --forward-to with the headers of a real delivery (webhook-id, \
+webhook-timestamp, webhook-signature) signed with the secret printed first. A forward that fails (no answer within \
+10 s, or a status other than 2xx) is printed and retried once, a second later, and then left: unlike the \
+platform's deliveries, listen does not keep retrying. Stop with Ctrl-C; the last line then gives the cursor to \
+pass to --after to carry on where it stopped.";
+
 /// Arguments of `tranquera listen`.
-///
-/// Each event is POSTed once to --forward-to; a forward that fails (no answer within 10 s, or a status other than
-/// 2xx) is printed and retried once after a second, then left: unlike the platform's deliveries, `listen` does not
-/// keep retrying. Stop with Ctrl-C; the last line printed then is the cursor to pass to --after to carry on.
 #[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct ListenArgs {
     #[command(flatten)]
     login: Login,
