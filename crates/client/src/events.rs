@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -35,23 +36,27 @@ const TAKEN: char = '~';
 /// The stream ends after yielding an error (a 410 for a cursor past the feed's retention, a network failure that
 /// outlasted the retries…); resume with a new stream from [`EventStream::cursor`].
 pub struct EventStream {
-    inner: BoxStream<'static, Result<(Event, String), Error>>,
-    cursor: Option<String>,
+    inner: BoxStream<'static, Result<Event, Error>>,
+    cursor: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for EventStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventStream")
-            .field("cursor", &self.cursor)
+            .field("cursor", &self.cursor())
             .finish_non_exhaustive()
     }
 }
 
 impl EventStream {
     /// The cursor to save: a stream started from it yields exactly the events after the last one this stream
-    /// yielded. Before the first event, the `after` the stream was started with (`None` for the beginning).
-    pub fn cursor(&self) -> Option<&str> {
-        self.cursor.as_deref()
+    /// yielded. Once the stream has read the feed this is a real position even if no event came (a stream started
+    /// `now` answers where "now" was); before that, the `after` it was started with (`None`: the beginning).
+    pub fn cursor(&self) -> Option<String> {
+        self.cursor
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 }
 
@@ -59,15 +64,7 @@ impl Stream for EventStream {
     type Item = Result<Event, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.inner.poll_next_unpin(context) {
-            Poll::Ready(Some(Ok((event, cursor)))) => {
-                self.cursor = Some(cursor);
-                Poll::Ready(Some(Ok(event)))
-            }
-            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(error))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
+        self.inner.poll_next_unpin(context)
     }
 }
 
@@ -86,6 +83,8 @@ struct Feed {
     /// Events to drop from the next page read: those a resumed cursor says were taken already.
     skip: usize,
     failed: bool,
+    /// Where [`EventStream::cursor`] reads the position from.
+    published: Arc<Mutex<Option<String>>>,
 }
 
 impl Feed {
@@ -95,6 +94,11 @@ impl Feed {
             Some((next, _)) if self.buffered.is_empty() => next.clone(),
             _ => format!("{}{TAKEN}{}", self.page_start.as_deref().unwrap_or(""), self.taken),
         }
+    }
+
+    fn publish(&self) {
+        let position = self.position();
+        *self.published.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(position);
     }
 
     /// Reads the next page into the buffer: after the page just emptied, waiting first when the feed was caught up.
@@ -121,18 +125,20 @@ impl Feed {
         self.taken = skipped;
         self.buffered = items;
         self.page_end = Some((page.next_cursor, page.has_more));
+        self.publish();
         Ok(())
     }
 
-    /// The next event and the cursor after it.
-    async fn next(&mut self) -> Option<Result<(Event, String), Error>> {
+    /// The next event, its cursor published.
+    async fn next(&mut self) -> Option<Result<Event, Error>> {
         if self.failed {
             return None;
         }
         loop {
             if let Some(event) = self.buffered.pop_front() {
                 self.taken += 1;
-                return Some(Ok((event, self.position())));
+                self.publish();
+                return Some(Ok(event));
             }
             if let Err(error) = self.read().await {
                 self.failed = true;
@@ -172,7 +178,7 @@ impl Client {
     /// let mut events = api.events(saved.as_deref(), &["work_order.*", "plot.deleted"]);
     /// while let Some(event) = events.try_next().await? {
     ///     println!("{} {}", event.kind, event.resource_id);
-    ///     let save_me = events.cursor();
+    ///     let save_me: Option<String> = events.cursor();
     ///     # let _ = save_me;
     /// }
     /// # Ok(())
@@ -180,6 +186,7 @@ impl Client {
     /// ```
     pub fn events(&self, after: Option<&str>, types: &[&str]) -> EventStream {
         let (page_start, skip) = parse_cursor(after);
+        let published = Arc::new(Mutex::new(after.map(str::to_owned)));
         let feed = Feed {
             client: self.clone(),
             types: (!types.is_empty()).then(|| types.join(",")),
@@ -189,6 +196,7 @@ impl Client {
             page_end: None,
             skip,
             failed: false,
+            published: published.clone(),
         };
         let inner = stream::unfold(feed, |mut feed| async move {
             let item = feed.next().await?;
@@ -197,7 +205,7 @@ impl Client {
         .boxed();
         EventStream {
             inner,
-            cursor: after.map(str::to_owned),
+            cursor: published,
         }
     }
 

@@ -86,7 +86,7 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
             outcome = follow(&mut events, &forwarder) => outcome,
             _ = tokio::signal::ctrl_c() => Ok(()),
         };
-        cursor = events.cursor().map(str::to_owned);
+        cursor = events.cursor();
         match outcome {
             Ok(()) => {
                 if let Some(cursor) = &cursor {

@@ -53,13 +53,13 @@ on_both_backends! {
         let mut events = api.events(Some(&head), &types);
         let first = create(&api, farmer, 5, "a").await;
         let mut seen = take(&mut events, 3).await;
-        let inside_a_page = events.cursor().expect("a cursor").to_owned();
+        let inside_a_page = events.cursor().expect("a cursor");
         drop(events);
 
         let second = create(&api, farmer, 2, "b").await;
         let mut events = api.events(Some(&inside_a_page), &types);
         seen.extend(take(&mut events, 4).await);
-        let after_all = events.cursor().expect("a cursor").to_owned();
+        let after_all = events.cursor().expect("a cursor");
         drop(events);
 
         let third = create(&api, farmer, 1, "c").await;
