@@ -222,7 +222,7 @@ struct Summary {
     transferred: u64,
     resources: Vec<ResourceSummary>,
     /// How the change feed was used: `read` (only lists with events walked), `head` (no cursor yet: all walked),
-    /// `expired` (the cursor was past the feed's retention: all synced from scratch), `absent`, or `off`.
+    /// `expired` (the cursor was past the feed's retention: all walked), `absent`, or `off`.
     feed: &'static str,
     /// Events read from the feed, when it was read.
     feed_events: Option<u64>,
@@ -273,9 +273,10 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         feed::plan(&api, state.feed_cursor.as_deref()).await?
     };
     match &plan {
+        // Each list is then walked from its own last sync, deleted records included: from scratch, the mirror
+        // would keep as live the records deleted while the cursor aged.
         feed::FeedPlan::Expired { .. } => {
-            reporter.note("the saved feed cursor is older than the feed keeps: syncing every list from scratch");
-            state.resources.clear();
+            reporter.note("the saved feed cursor is older than the feed keeps: resyncing every list by walking it")
         }
         feed::FeedPlan::Absent => state.feed_cursor = None,
         _ => {}

@@ -385,6 +385,24 @@ async fn a_sync_over_the_feed_ends_with_the_mirror_a_walk_ends_with() {
             .count()
             < 20
     );
+
+    // A deletion whose event is pruned before the next run: the feed answers 410 for the saved cursor, and the run
+    // walks every list, deletions included, so the folder still ends as the walk's.
+    api.delete_establishment(created.id).await.expect("delete");
+    let later = chrono::Utc::now().timestamp_millis() + 1000;
+    assert!(sandbox.store.prune_events(later).await.expect("prune") > 0);
+    let expired = sandbox.sync(&feed, &[]).await;
+    assert_eq!(expired.summary["feed"], "expired", "{}", expired.summary);
+    assert!(
+        expired.stdout.contains("older than the feed keeps"),
+        "{}",
+        expired.stdout
+    );
+    assert!(counters(&expired.summary)["establishments"]["deleted"].as_u64() >= Some(1));
+    sandbox.sync(&walk, &["--no-feed"]).await;
+    let (by_feed, by_walk) = (folder(&feed), folder(&walk));
+    assert_eq!(by_feed, by_walk, "after a resync too");
+    assert!(by_feed["establishments"].iter().all(|e| id(e) != created.id));
     for dir in [feed, walk] {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -59,7 +59,8 @@ pub enum FeedPlan {
     Absent,
     /// No cursor saved yet: every list is walked, and `head`, read before the walk, is saved after it.
     Head { head: String },
-    /// The saved cursor is older than the feed keeps (410): every list is synced from scratch, then `head` saved.
+    /// The saved cursor is older than the feed keeps (410): every list is walked since its own last sync (its
+    /// updated and its deleted records), then `head` saved.
     Expired { head: String },
     /// Events after the saved cursor, counted by resource; `next` is saved after the lists that had them are walked.
     Changes {

@@ -17,10 +17,12 @@ const DEMO: DemoOptions = DemoOptions {
     seed: 11,
 };
 
-/// The server, its database files (deleted at the end) and a logged-in SDK client for writes.
+/// The server, its database files (deleted at the end), a logged-in SDK client for writes, and the store, for what
+/// only the operator's side does (pruning the feed).
 pub struct Sandbox {
     pub base: String,
     pub api: Client,
+    pub store: Store,
     pub email: &'static str,
     pub password: &'static str,
     files: PathBuf,
@@ -60,7 +62,7 @@ pub async fn sandbox(tag: &str) -> Sandbox {
         listen: ([127, 0, 0, 1], 0).into(),
         ..ServerConfig::default()
     };
-    let app = Application::build(store, server).await.expect("bind");
+    let app = Application::build(store.clone(), server).await.expect("bind");
     let base = format!("http://{}", app.local_addr().expect("address"));
     tokio::spawn(app.run_until(std::future::pending()));
     let account = DEMO_ACCOUNTS
@@ -72,6 +74,7 @@ pub async fn sandbox(tag: &str) -> Sandbox {
     Sandbox {
         base,
         api,
+        store,
         email: account.email,
         password: account.password,
         files,
