@@ -22,6 +22,10 @@ const DEMO: DemoOptions = DemoOptions {
 pub struct Sandbox {
     pub base: String,
     pub api: Client,
+    #[allow(
+        dead_code,
+        reason = "the sync tests prune the feed through it; the listen test does not"
+    )]
     pub store: Store,
     pub email: &'static str,
     pub password: &'static str,
