@@ -5,6 +5,9 @@ the large society), and the 1,000 changes made between a full and an incremental
     api.py token BASE EMAIL PASSWORD          prints an access token
     api.py bodies BASE TOKEN DIR              writes DIR/work_order.json and DIR/device_events.json
     api.py changes BASE TOKEN COUNT           creates COUNT plots over one keep-alive connection
+    api.py feed BASE TOKEN DIR MIN_EVENTS     posts batches of DIR/device_events.json until the change feed holds
+                                              MIN_EVENTS events, then writes DIR/feed_cursors.txt: the `after` of
+                                              every full page of 1,000 (the first line empty: the feed's beginning)
 """
 
 import http.client
@@ -94,6 +97,37 @@ def changes(base, token, count):
         })
 
 
+FEED = "/api/v3/third_party/events"
+FEED_PAGE = 1000
+
+
+def feed_starts(api):
+    """The `after` of each full page of the feed from its beginning, and the number of events it holds."""
+    starts, after, events = [], "", 0
+    while True:
+        page = api.call("GET", f"{FEED}?size={FEED_PAGE}" + (f"&after={urllib.parse.quote(after, safe='')}" if after else ""))
+        events += len(page["items"])
+        if len(page["items"]) == FEED_PAGE:
+            starts.append(after)
+        if not page["has_more"]:
+            return starts, events
+        after = page["next_cursor"]
+
+
+def feed(base, token, folder, minimum):
+    api = Api(base, token)
+    starts, events = feed_starts(api)
+    if events < int(minimum):
+        with open(f"{folder}/device_events.json", encoding="utf-8") as body:
+            batch = json.load(body)
+        for _ in range((int(minimum) - events + len(batch) - 1) // len(batch)):
+            api.call("POST", "/api/v3/third_party/device_events", batch)
+        starts, events = feed_starts(api)
+    with open(f"{folder}/feed_cursors.txt", "w", encoding="utf-8") as out:
+        out.write("".join(start + "\n" for start in starts))
+    print(f"the feed holds {events:,} events: {len(starts):,} full pages", file=sys.stderr)
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"token": token, "bodies": bodies, "changes": changes}[command](*args)
+    {"token": token, "bodies": bodies, "changes": changes, "feed": feed}[command](*args)

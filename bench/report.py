@@ -100,9 +100,27 @@ def judge(result, results, ceiling, peer):
     if key == "work_order_create":
         reach = create_reach(result, results) if backend == "postgres" else ""
         return f"≥ 2,000 creates/s, no failures{reach}", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
+    if key == "work_order_create_no_events":
+        return events_cost(result, find(results, "work_order_create", backend))
+    if key == "events_feed":
+        core = result.get("items_per_s") and per_core(result) and per_core(result) * 1000
+        shown = f" (is {core:,.0f})" if core else ""
+        if backend == "sqlite":
+            return f"≥ 50,000 events/s per server core{shown}", None if not core else core >= 50_000
+        return f"events/s per server core{shown}", None
     if key == "device_events":
         return "≥ 100,000 events/s, no failures", result["items_per_s"] >= 100_000 and result.get("non_2xx", 0) == 0
     return "", None
+
+
+def events_cost(without, with_events):
+    """The issue's bound on what events add to a create: the CPU a create costs with events at most 1.1× its cost
+    without (per server core, PostgreSQL's included), and no failures."""
+    if not with_events or not per_core(with_events) or not per_core(without):
+        return "events add ≤ 10 % a create", None
+    cost = per_core(without) / per_core(with_events)
+    failures = without.get("non_2xx", 0) + with_events.get("non_2xx", 0)
+    return f"events add ≤ 10 % a create (add {(cost - 1) * 100:+.0f} %)", cost <= 1.1 and failures == 0
 
 
 def micros(per_second):
@@ -174,7 +192,9 @@ def rows(results):
     for backend in ("sqlite", "postgres"):
         full = find(results, "sync_full", backend)
         incremental = find(results, "sync_incremental", backend)
-        for label, result, limit in (("full sync", full, 60), ("incremental sync after 1,000 changes", incremental, 2)):
+        walk = find(results, "sync_incremental_walk", backend)
+        for label, result, limit in (("full sync", full, 60), ("incremental sync after 1,000 changes, over the change feed", incremental, 2),
+                                     ("incremental sync after 1,000 changes, walking every list (--no-feed)", walk, 2)):
             if not result:
                 continue
             seconds = result["seconds"]

@@ -9,6 +9,8 @@
 //! - **Lists** are [`futures_util::Stream`]s of items over every page, following `next_page`, filtered by
 //!   [`Filters`] named as each generation names them.
 //! - **Errors** are one [`Error`] type; [`Error::Api`] carries the status and the decoded envelope.
+//! - **Events**: [`Client::events`] follows the change feed as a stream that resumes from a saved cursor;
+//!   [`webhooks::verify`] checks a signed webhook delivery and decodes its event.
 //! - **Retries** follow a [`RetryPolicy`] on 429, 503, time-outs and transport failures, honouring `Retry-After`.
 //!   Every create sends a fresh `Idempotency-Key`, so a retried create never creates twice.
 //!
@@ -38,13 +40,16 @@ struct ReadmeExample;
 mod auth;
 mod client;
 mod error;
+mod events;
 mod filters;
 mod resources;
 mod retry;
+pub mod webhooks;
 mod writes;
 
 pub use client::{Client, ClientBuilder, Items, Pages, Tagged};
 pub use error::Error;
+pub use events::{EventStream, EVENTS_PATH, NOW};
 pub use filters::{Filters, Generation, WorkOrderStates};
 /// The stream traits the list methods need (`TryStreamExt::try_next`, `try_collect`…), re-exported so callers use
 /// the same version.

@@ -2,11 +2,14 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `bench_data`.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `listen`, `bench_data`;
+//!   `login`: how `sync` and `listen` reach the API.
 
 mod admin;
 mod bench_data;
 mod demo;
+mod listen;
+mod login;
 mod migrate;
 mod openapi;
 mod serve;
@@ -39,6 +42,8 @@ enum Command {
     Openapi(openapi::OpenApiArgs),
     /// Mirror every list of a society into a folder (JSONL, CSV or SQLite); later runs fetch only what changed.
     Sync(sync::SyncArgs),
+    /// Follow a society's change feed and forward each event, signed like a webhook delivery, to a local URL.
+    Listen(listen::ListenArgs),
     /// Grow the demo's Argentine society to the benchmark's size (see docs/performance.md).
     BenchData(bench_data::BenchDataArgs),
 }
@@ -53,6 +58,7 @@ async fn main() -> ExitCode {
         Command::Admin(args) => admin::run(args).await,
         Command::Openapi(args) => openapi::run(args),
         Command::Sync(args) => sync::run(args).await,
+        Command::Listen(args) => listen::run(args).await,
         Command::BenchData(args) => bench_data::run(args).await,
     };
     match outcome {

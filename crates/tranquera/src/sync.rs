@@ -12,17 +12,22 @@
 //! only ever appear under the deleted filter, so each incremental resource costs two passes. The state is saved
 //! after each resource, so an interrupted run resumes with the resource it was on.
 //!
+//! When the server offers the change feed, the state also holds a feed cursor, and an incremental run first reads
+//! the feed after it: only the lists that had events (and the catalogues, which have none) are walked as above.
+//! Without a saved cursor the run walks every list and saves the feed's head, read before the walk.
+//!
 //! # Layout
 //! - this file: arguments, the resource table, the state file, the run.
 //! - `export`: JSONL and CSV rendering.
+//! - `feed`: which lists the change feed says changed.
 //! - `progress`: bars on a terminal, plain lines elsewhere.
 
 mod export;
+mod feed;
 mod mirror;
 pub(crate) mod progress;
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -33,6 +38,7 @@ use futures_util::TryStreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::login::Login;
 use crate::settings::Failure;
 use mirror::{Mirror, MirrorRow};
 use progress::Reporter;
@@ -48,9 +54,8 @@ const PAGE_SIZE: u32 = 500;
 /// never from a flag, so they stay out of shell history and process lists.
 #[derive(Debug, Args)]
 pub struct SyncArgs {
-    /// Base URL of the API, e.g. http://127.0.0.1:8080 for `tranquera demo`.
-    #[arg(long, env = "TRANQUERA_BASE_URL")]
-    base_url: String,
+    #[command(flatten)]
+    login: Login,
     /// Folder to mirror into; created when missing.
     #[arg(long)]
     out: PathBuf,
@@ -63,9 +68,6 @@ pub struct SyncArgs {
     /// Sync only this resource (repeatable); every list when omitted.
     #[arg(long = "resource", value_name = "NAME")]
     resources: Vec<String>,
-    /// The token in the API's header names (`X-<TOKEN>-SYSTEM-ID`).
-    #[arg(long, env = "TRANQUERA_HEADER_TOKEN", default_value = "SVC")]
-    header_token: String,
     /// Seconds subtracted from each resource's recorded start instant, so a write committed while the previous
     /// run read (or a small clock difference with the server) is fetched again rather than missed.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
@@ -73,6 +75,9 @@ pub struct SyncArgs {
     /// Also write the run's summary as JSON to this file (per resource: mode, updated, deleted, pages…).
     #[arg(long, value_name = "FILE")]
     summary_json: Option<PathBuf>,
+    /// Walk every list even when the server offers the change feed (the feed cursor saved is kept as it is).
+    #[arg(long)]
+    no_feed: bool,
 }
 
 /// The folder's file format.
@@ -173,6 +178,9 @@ const RESOURCES: &[Resource] = &[
 struct State {
     /// Per resource, where the next run starts.
     resources: BTreeMap<String, ResourceState>,
+    /// The change feed's cursor: every list was current up to it when the last whole run finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    feed_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -213,6 +221,11 @@ struct Summary {
     /// Records received over all resources, changed and deleted.
     transferred: u64,
     resources: Vec<ResourceSummary>,
+    /// How the change feed was used: `read` (only lists with events walked), `head` (no cursor yet: all walked),
+    /// `expired` (the cursor was past the feed's retention: all walked), `absent`, or `off`.
+    feed: &'static str,
+    /// Events read from the feed, when it was read.
+    feed_events: Option<u64>,
     /// Set when the run stopped early; the resources before it are synced and recorded.
     error: Option<String>,
 }
@@ -234,6 +247,8 @@ struct ResourceSummary {
     total_items: u64,
     /// Live records in the mirror afterwards.
     live: u64,
+    /// Whether the list was read; false when the feed showed no change of it.
+    walked: bool,
     /// Why a skipped resource was skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -245,17 +260,27 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
     let started_at = Utc::now().fixed_offset();
     let selected = select(&args.resources)?;
     std::fs::create_dir_all(&args.out)?;
-    let (email, password) = credentials()?;
-    let api = Client::builder(args.base_url.clone())
-        .header_token(args.header_token.clone())
-        .build()?;
-    api.login(&email, &password).await?;
+    let api = args.login.client().await?;
 
     let state_path = args.out.join(STATE_FILE);
     let mut state = State::load(&state_path)?;
     let mirror = Mirror::open(&args.out.join(MIRROR_FILE)).await?;
     let reporter = Reporter::new(args.quiet);
     let overlap = chrono::Duration::seconds(i64::from(args.overlap));
+    let plan = if args.no_feed || !args.resources.is_empty() {
+        feed::FeedPlan::Off
+    } else {
+        feed::plan(&api, state.feed_cursor.as_deref()).await?
+    };
+    match &plan {
+        // Each list is then walked from its own last sync, deleted records included: from scratch, the mirror
+        // would keep as live the records deleted while the cursor aged.
+        feed::FeedPlan::Expired { .. } => {
+            reporter.note("the saved feed cursor is older than the feed keeps: resyncing every list by walking it")
+        }
+        feed::FeedPlan::Absent => state.feed_cursor = None,
+        _ => {}
+    }
 
     let mut summaries = Vec::new();
     let mut failure = None;
@@ -263,9 +288,15 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         let since = state.resources.get(resource.name).map(|s| s.since);
         // The instant before the first request: anything written after it is seen by the next run.
         let resource_started = Utc::now().fixed_offset();
-        match sync_resource(&api, &mirror, resource, since, &reporter).await {
+        let outcome = match since {
+            Some(since) if plan.unchanged(resource.name) => unchanged(&mirror, resource, since).await,
+            _ => sync_resource(&api, &mirror, resource, since, &reporter).await,
+        };
+        match outcome {
             Ok(mut summary) => {
-                summary.live = write_files(&mirror, &args.out, args.format, resource.name).await?;
+                if summary.walked {
+                    summary.live = write_files(&mirror, &args.out, args.format, resource.name).await?;
+                }
                 state.resources.insert(
                     resource.name.to_owned(),
                     ResourceState {
@@ -288,6 +319,7 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
                     pages: 0,
                     total_items: 0,
                     live: 0,
+                    walked: false,
                     reason: Some(reason),
                 });
             }
@@ -299,6 +331,13 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         }
     }
     mirror.close().await;
+    if failure.is_none() {
+        if let Some(cursor) = plan.cursor_to_save() {
+            // Only after every list succeeded: a run cut short reads the same events again next time.
+            state.feed_cursor = Some(cursor.to_owned());
+            state.save(&state_path)?;
+        }
+    }
 
     let summary = Summary {
         format: args.format,
@@ -307,6 +346,8 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         elapsed_ms: started.elapsed().as_millis(),
         transferred: summaries.iter().map(|s| s.updated + s.deleted).sum(),
         resources: summaries,
+        feed: plan.label(),
+        feed_events: plan.events(),
         error: failure.clone(),
     };
     if let Some(path) = &args.summary_json {
@@ -342,34 +383,6 @@ fn select(names: &[String]) -> Result<Vec<&'static Resource>, Failure> {
         .iter()
         .filter(|r| names.is_empty() || names.iter().any(|n| n == r.name))
         .collect())
-}
-
-/// The account's email and password: from the environment, else asked on the terminal (the password unechoed).
-fn credentials() -> Result<(String, String), Failure> {
-    let email = std::env::var("TRANQUERA_EMAIL").ok().filter(|v| !v.is_empty());
-    let password = std::env::var("TRANQUERA_PASSWORD").ok().filter(|v| !v.is_empty());
-    if let (Some(email), Some(password)) = (&email, &password) {
-        return Ok((email.clone(), password.clone()));
-    }
-    if !std::io::stdin().is_terminal() {
-        return Err("set TRANQUERA_EMAIL and TRANQUERA_PASSWORD (no terminal to ask them on)".into());
-    }
-    let term = console::Term::stderr();
-    let email = match email {
-        Some(email) => email,
-        None => {
-            term.write_str("Email: ")?;
-            term.read_line()?
-        }
-    };
-    let password = match password {
-        Some(password) => password,
-        None => {
-            term.write_str("Password: ")?;
-            term.read_secure_line()?
-        }
-    };
-    Ok((email.trim().to_owned(), password))
 }
 
 /// Why a resource was not synced.
@@ -412,6 +425,7 @@ async fn sync_resource(
         pages: 0,
         total_items: 0,
         live: 0,
+        walked: true,
         reason: None,
     };
     for (filters, deleted) in passes {
@@ -456,6 +470,27 @@ async fn sync_resource(
     }
     task.finish(&format!("{} changed, {} deleted", summary.updated, summary.deleted));
     Ok(summary)
+}
+
+/// A list the feed showed no change of since the last run: nothing is fetched, and its files stay as they are.
+async fn unchanged(
+    mirror: &Mirror,
+    resource: &Resource,
+    since: DateTime<FixedOffset>,
+) -> Result<ResourceSummary, Skip> {
+    mirror.prepare(resource.name).await.map_err(failed)?;
+    Ok(ResourceSummary {
+        name: resource.name,
+        mode: "incremental",
+        since: Some(since),
+        updated: 0,
+        deleted: 0,
+        pages: 0,
+        total_items: 0,
+        live: mirror.live_count(resource.name).await.map_err(failed)?,
+        walked: false,
+        reason: None,
+    })
 }
 
 /// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.

@@ -1,86 +1,17 @@
 //! End-to-end tests of `tranquera sync`: the real binary against the real server, started in-process on a temporary
 //! SQLite database seeded with a small demo.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+mod sandbox;
 
-use client::{Client, Filters};
-use demo::{DemoOptions, DEMO_ACCOUNTS};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use client::Filters;
 use futures_util::TryStreamExt as _;
 use serde_json::Value;
-use server::{Application, ServerConfig};
 use sqlx::Connection as _;
-use store::auth::AuthConfig;
-use store::{PoolOptions, Store, StoreConfig};
 
-/// A few farmers: enough for several pages of the bigger lists, quick to seed.
-const DEMO: DemoOptions = DemoOptions {
-    scale: 1,
-    farmers: 3,
-    seed: 11,
-};
-
-/// The server, its database files (deleted at the end) and a logged-in SDK client for writes.
-struct Sandbox {
-    base: String,
-    api: Client,
-    email: &'static str,
-    password: &'static str,
-    files: PathBuf,
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.files);
-    }
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!("tranquera-sync-{tag}-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
-}
-
-async fn sandbox(tag: &str) -> Sandbox {
-    let files = scratch(tag);
-    let url = format!("sqlite://{}", files.join("api.sqlite").display());
-    let config = StoreConfig {
-        pool: PoolOptions {
-            max_connections: 4,
-            acquire_timeout: Duration::from_secs(10),
-            ..PoolOptions::default()
-        },
-        auth: AuthConfig::throwaway(),
-        ..StoreConfig::default()
-    };
-    let store = Store::connect(&url, config).await.expect("connect");
-    store.migrate().await.expect("migrate");
-    demo::demo(&store, &DEMO).await.expect("seed");
-    let server = ServerConfig {
-        listen: ([127, 0, 0, 1], 0).into(),
-        ..ServerConfig::default()
-    };
-    let app = Application::build(store, server).await.expect("bind");
-    let base = format!("http://{}", app.local_addr().expect("address"));
-    tokio::spawn(app.run_until(std::future::pending()));
-    let account = DEMO_ACCOUNTS
-        .iter()
-        .find(|a| a.country == "AR" && a.api_role)
-        .expect("an Argentine integrator");
-    let api = Client::builder(base.clone()).build().expect("client");
-    api.login(account.email, account.password).await.expect("login");
-    Sandbox {
-        base,
-        api,
-        email: account.email,
-        password: account.password,
-        files,
-    }
-}
+use sandbox::{sandbox, scratch, Sandbox};
 
 /// What one run of the binary printed.
 struct Run {
@@ -360,4 +291,119 @@ async fn a_run_cut_short_resumes_without_refetching_finished_resources() {
         }
     }
     let _ = std::fs::remove_dir_all(out);
+}
+
+/// Every resource's JSONL file in `out`, by name.
+fn folder(out: &Path) -> BTreeMap<String, Vec<Value>> {
+    std::fs::read_dir(out)
+        .expect("the folder")
+        .filter_map(|entry| {
+            let name = entry
+                .expect("an entry")
+                .file_name()
+                .into_string()
+                .expect("a UTF-8 name");
+            let resource = name.strip_suffix(".jsonl")?.to_owned();
+            Some((resource.clone(), jsonl(out, &resource)))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_over_the_feed_ends_with_the_mirror_a_walk_ends_with() {
+    let sandbox = sandbox("feed").await;
+    let api = &sandbox.api;
+    let farmer = api
+        .farmers(&Filters::new())
+        .try_next()
+        .await
+        .expect("farmers")
+        .expect("a farmer");
+    let new_establishment = |name: &str| client::wire::establishments::NewEstablishment {
+        name: name.to_owned(),
+        farmer_id: farmer.id,
+        external_code: None,
+        active: None,
+    };
+    // Created before the first syncs so that its deletion has something to remove from the mirrors.
+    let doomed = api
+        .create_establishment(&new_establishment("Borrada en el feed"))
+        .await
+        .expect("create");
+    let (feed, walk) = (scratch("feed-out"), scratch("walk-out"));
+    let first = sandbox.sync(&feed, &[]).await;
+    assert_eq!(first.summary["feed"], "head", "{}", first.summary);
+    sandbox.sync(&walk, &["--no-feed"]).await;
+
+    let created = api
+        .create_establishment(&new_establishment("Vista por el feed"))
+        .await
+        .expect("create");
+    api.delete_establishment(doomed.id).await.expect("delete");
+    let orders: Vec<_> = api
+        .work_orders(&Filters::new(), Default::default())
+        .try_collect()
+        .await
+        .expect("work orders");
+    let order = orders
+        .iter()
+        .find(|o| !o.header.is_read_only)
+        .expect("a writable work order");
+    let mut write = client::work_order_write(order);
+    write.header.name = "Renombrada para el feed".to_owned();
+    api.replace_work_order(order.header.local_id, &write, None)
+        .await
+        .expect("replace");
+
+    let second = sandbox.sync(&feed, &[]).await;
+    assert_eq!(second.summary["feed"], "read", "{}", second.summary);
+    assert!(second.summary["feed_events"].as_u64() >= Some(3), "{}", second.summary);
+    let counts = counters(&second.summary);
+    for name in ["establishments", "work_orders"] {
+        assert_eq!(counts[name]["walked"], true, "{name} had events");
+    }
+    for name in ["farmers", "plots", "device_events", "scoutings"] {
+        assert_eq!(counts[name]["walked"], false, "{name} had none: {}", counts[name]);
+        assert_eq!(counts[name]["pages"], 0, "{name}");
+    }
+    assert_eq!(second.summary["transferred"], 3);
+    sandbox.sync(&walk, &["--no-feed"]).await;
+
+    let (by_feed, by_walk) = (folder(&feed), folder(&walk));
+    assert_eq!(by_feed.len(), 47);
+    assert_eq!(by_feed, by_walk, "the feed's folder is the walk's");
+    let establishments: Vec<i64> = by_feed["establishments"].iter().map(id).collect();
+    assert!(establishments.contains(&created.id) && !establishments.contains(&doomed.id));
+
+    // Nothing changed: a third run reads the feed and walks only the lists that have no events.
+    let third = sandbox.sync(&feed, &[]).await;
+    assert_eq!(third.summary["transferred"], 0);
+    assert!(
+        counters(&third.summary)
+            .values()
+            .filter(|c| c["walked"] == true)
+            .count()
+            < 20
+    );
+
+    // A deletion whose event is pruned before the next run: the feed answers 410 for the saved cursor, and the run
+    // walks every list, deletions included, so the folder still ends as the walk's.
+    api.delete_establishment(created.id).await.expect("delete");
+    let later = chrono::Utc::now().timestamp_millis() + 1000;
+    assert!(sandbox.store.prune_events(later).await.expect("prune") > 0);
+    let expired = sandbox.sync(&feed, &[]).await;
+    assert_eq!(expired.summary["feed"], "expired", "{}", expired.summary);
+    assert!(
+        expired.stdout.contains("older than the feed keeps"),
+        "{}",
+        expired.stdout
+    );
+    assert!(counters(&expired.summary)["establishments"]["deleted"].as_u64() >= Some(1));
+    sandbox.sync(&walk, &["--no-feed"]).await;
+    let (by_feed, by_walk) = (folder(&feed), folder(&walk));
+    assert_eq!(by_feed, by_walk, "after a resync too");
+    assert!(by_feed["establishments"].iter().all(|e| id(e) != created.id));
+    for dir in [feed, walk] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -29,6 +29,7 @@ mod plots;
 mod reference_data;
 mod route_isolation;
 mod sdk;
+mod sdk_events;
 mod spec_paths;
 mod sync;
 mod two_processes;
