@@ -1,6 +1,8 @@
-//! The server never makes a request of its own (OWASP API7, server-side request forgery): nothing it is built from,
-//! by the manifests of its crates and of our crates it uses, is an HTTP client. URLs in its data, such as a
-//! waypoint's `file_storage_url`, are stored and answered, never fetched.
+//! The server makes requests of its own in one place only (OWASP API7, server-side request forgery): webhook
+//! deliveries, from `server/src/webhooks/`, to the URLs its endpoints registered, under the address rules that
+//! `webhooks.rs` tests. Nothing else it is built from, by the manifests of its crates and of our crates it uses, is
+//! an HTTP client, and no other module of the server names one. URLs in its data, such as a waypoint's
+//! `file_storage_url`, are stored and answered, never fetched.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -23,6 +25,36 @@ fn dependencies(manifest: &str) -> Vec<String> {
     names
 }
 
+/// The one module of the server that may make requests, and the HTTP client it makes them with.
+const DELIVERIES: &str = "src/webhooks";
+const DELIVERY_CLIENT: &str = "reqwest";
+
+#[test]
+fn only_webhook_deliveries_make_requests() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut pending = vec![crates.join("server").join("src")];
+    let mut naming = Vec::new();
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a source folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if HTTP_CLIENTS.iter().any(|client| {
+                std::fs::read_to_string(&path)
+                    .expect("a source file")
+                    .contains(&format!("{client}::"))
+            }) {
+                naming.push(path);
+            }
+        }
+    }
+    let deliveries = crates.join("server").join(DELIVERIES);
+    assert!(!naming.is_empty(), "the delivery worker names its client");
+    for path in naming {
+        assert!(path.starts_with(&deliveries), "{} names an HTTP client", path.display());
+    }
+}
+
 #[test]
 fn no_crate_the_server_is_built_from_is_an_http_client() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -34,6 +66,9 @@ fn no_crate_the_server_is_built_from_is_an_http_client() {
         }
         let manifest = std::fs::read_to_string(crates.join(&name).join("Cargo.toml")).expect("a manifest");
         for dependency in dependencies(&manifest) {
+            if name == "server" && dependency == DELIVERY_CLIENT {
+                continue;
+            }
             assert!(
                 !HTTP_CLIENTS.contains(&dependency.as_str()),
                 "crate {name} depends on the HTTP client {dependency}"

@@ -81,10 +81,6 @@ impl Mirror {
     }
 
     /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all.
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "the mirror is the sync's own file, not the API's database: it has no events to render"
-    )]
     pub async fn upsert(&self, resource: &str, rows: &[MirrorRow]) -> Result<(), Failure> {
         let table = table(resource)?;
         let sql = format!(
