@@ -73,6 +73,8 @@ fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openap
         "page" => json!(2),
         "size" => json!(100),
         "active" | "pending" | "executed" | "confirmed" => json!("1"),
+        "after" => json!("now"),
+        "types" => json!("work_order.*,plot.created"),
         _ => json!("2025-06-01T00:00:00-03:00"),
     };
     ParameterBuilder::new()
@@ -97,35 +99,22 @@ fn boolean_text(name: &str, description: &str) -> utoipa::openapi::path::Paramet
 
 /// The query parameters of the change feed.
 pub fn feed_parameters() -> Vec<utoipa::openapi::path::Parameter> {
-    let parameter = |name: &str, description: &str, schema: ObjectBuilder, example: serde_json::Value| {
-        ParameterBuilder::new()
-            .name(name)
-            .parameter_in(ParameterIn::Query)
-            .required(Required::False)
-            .description(Some(description))
-            .schema(Some(schema.build()))
-            .example(Some(example))
-            .build()
-    };
     vec![
-        parameter(
+        query(
             "after",
             "Where to continue: the `next_cursor` of the previous page, or `now` for only what commits from now on. \
              Omitted: from the oldest event kept (events are kept 30 days; an older cursor answers 410).",
             ObjectBuilder::new().schema_type(Type::String).max_length(Some(100)),
-            json!("now"),
         ),
-        parameter(
+        query(
             "types",
             "Comma-separated event types (`work_order.updated`) or whole resources (`plot.*`); all when omitted.",
             ObjectBuilder::new().schema_type(Type::String).max_length(Some(2000)),
-            json!("work_order.*,plot.created"),
         ),
-        parameter(
+        query(
             "size",
             "Events per page, 1 to 1000; 100 when omitted.",
             integer().minimum(Some(1)).maximum(Some(1000)),
-            json!(100),
         ),
     ]
 }

@@ -372,13 +372,13 @@ mod tests {
         "webhook_attempts",
     ];
 
-    #[tokio::test]
-    async fn every_society_table_counts_its_changes() {
-        let path = std::env::temp_dir().join(format!("migrate-test-{}.sqlite", std::process::id()));
+    /// The tables with a `society_id`, and every trigger, of a freshly migrated SQLite database.
+    async fn society_tables_and_triggers(name: &str) -> (Vec<String>, Vec<String>) {
+        let path = std::env::temp_dir().join(format!("{name}-{}.sqlite", std::process::id()));
         let url = format!("sqlite://{}", path.display());
         let db = Db::connect(&url, &crate::PoolOptions::default()).await.expect("open");
         run(&db).await.expect("migrate");
-        let (society_tables, triggers): (Vec<String>, Vec<String>) = with_writer!(&db, pool => {
+        let found = with_writer!(&db, pool => {
             let tables = sqlx::query_scalar(
                 "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' \
                  AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'society_id')",
@@ -392,6 +392,15 @@ mod tests {
                 .expect("triggers");
             (tables, triggers)
         });
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        found
+    }
+
+    #[tokio::test]
+    async fn every_society_table_counts_its_changes() {
+        let (society_tables, triggers) = society_tables_and_triggers("migrate-versions").await;
         assert!(society_tables.len() > 30, "{society_tables:?}");
         for table in society_tables
             .iter()
@@ -404,9 +413,6 @@ mod tests {
                     "{table} has no {trigger}: add a {{track_versions:{table}}} line"
                 );
             }
-        }
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
     }
 
@@ -430,24 +436,7 @@ mod tests {
 
     #[tokio::test]
     async fn every_society_table_has_events() {
-        let path = std::env::temp_dir().join(format!("migrate-events-{}.sqlite", std::process::id()));
-        let url = format!("sqlite://{}", path.display());
-        let db = Db::connect(&url, &crate::PoolOptions::default()).await.expect("open");
-        run(&db).await.expect("migrate");
-        let (society_tables, triggers): (Vec<String>, Vec<String>) = with_writer!(&db, pool => {
-            let tables = sqlx::query_scalar(
-                "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' \
-                 AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'society_id')",
-            )
-            .fetch_all(pool)
-            .await
-            .expect("tables");
-            let triggers = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-                .fetch_all(pool)
-                .await
-                .expect("triggers");
-            (tables, triggers)
-        });
+        let (society_tables, triggers) = society_tables_and_triggers("migrate-events").await;
         for table in society_tables
             .iter()
             .filter(|table| !NO_EVENTS.contains(&table.as_str()))
@@ -474,9 +463,6 @@ mod tests {
                 "{} is not a resource of domain::events::RESOURCES",
                 source.resource
             );
-        }
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
     }
 

@@ -2,25 +2,22 @@
 //! lines, batches of device events), SIGKILL in the middle of it, a restart on the same database, and then every
 //! acknowledged write is there, whole, and no write is there in part.
 
+mod killed;
+
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use demo::{DemoOptions, DEMO_ACCOUNTS};
+use demo::DEMO_ACCOUNTS;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use store::auth::AuthConfig;
-use store::{PoolOptions, Store, StoreConfig};
 use testkit::process::ServerProcess;
 use testkit::scratch::Scratch;
 
-const DEMO: DemoOptions = DemoOptions {
-    scale: 1,
-    farmers: 3,
-    seed: 5,
-};
+use killed::{seed, serve};
+
 /// Writers at once.
 const WRITERS: usize = 12;
 /// Acknowledged writes to wait for before the kill, so that it lands mid-burst.
@@ -30,33 +27,6 @@ const EVENTS_PER_BATCH: usize = 50;
 const MARK: f64 = 1_000_000.0;
 const WORK_ORDERS: &str = "/api/v3/third_party/work_orders";
 const DEVICE_EVENTS: &str = "/api/v3/third_party/device_events";
-
-/// Migrates and seeds `url`, with cheap password hashes (their cost is stored with them, so logins stay cheap).
-async fn seed(url: &str) {
-    let config = StoreConfig {
-        pool: PoolOptions::default(),
-        auth: AuthConfig::throwaway(),
-        ..StoreConfig::default()
-    };
-    let store = Store::connect(url, config).await.expect("connect");
-    store.migrate().await.expect("migrate");
-    demo::demo(&store, &DEMO).await.expect("seed");
-    store.close().await;
-}
-
-fn serve(url: &str, log: &Path) -> ServerProcess {
-    let args = [
-        "serve",
-        "--database",
-        url,
-        "--no-jobs",
-        "--rate-limit-token",
-        "0",
-        "--rate-limit-address",
-        "0",
-    ];
-    ServerProcess::start(Path::new(env!("CARGO_BIN_EXE_tranquera")), &args, log)
-}
 
 /// An API client of one server and one token.
 #[derive(Clone)]
@@ -258,7 +228,7 @@ async fn burst(api: &Api, refs: Arc<Refs>, server: &mut ServerProcess) -> Acknow
 async fn acknowledged_writes_survive_sigkill(url: &str, scratch: &Scratch) {
     seed(url).await;
     let log = scratch.join("server.log");
-    let mut server = serve(url, &log);
+    let mut server = serve(url, &log, &[]);
     let (api, society) = log_in(&server.base).await;
     let refs = Arc::new(references(&api, society).await);
     let acknowledged = burst(&api, refs, &mut server).await;
@@ -268,7 +238,7 @@ async fn acknowledged_writes_survive_sigkill(url: &str, scratch: &Scratch) {
         acknowledged.refusals
     );
 
-    let restarted = serve(url, &log);
+    let restarted = serve(url, &log, &[]);
     let api = Api {
         base: restarted.base.clone(),
         ..api

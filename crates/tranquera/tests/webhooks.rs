@@ -3,25 +3,21 @@
 //! on the same database delivers every event at least once, and records every delivery as received: the ones the
 //! dead process had sent but not recorded are sent again once their lease runs out.
 
+mod killed;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
-use demo::{DemoOptions, DEMO_ACCOUNTS};
+use demo::DEMO_ACCOUNTS;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use store::auth::AuthConfig;
-use store::{PoolOptions, Store, StoreConfig};
-use testkit::process::ServerProcess;
 use testkit::scratch::Scratch;
 
-const DEMO: DemoOptions = DemoOptions {
-    scale: 1,
-    farmers: 3,
-    seed: 5,
-};
+use killed::{seed, serve};
+
 /// Changes made, each one event.
 const CHANGES: usize = 200;
 /// Deliveries received before the kill, so that it lands mid-stream.
@@ -31,36 +27,13 @@ const RECEIVED_BEFORE_KILL: usize = 8;
 const RECEIVER_DELAY: Duration = Duration::from_secs(2);
 /// The lease the servers hold deliveries under: the restarted server resends a dead one's deliveries after it.
 const LEASE_SECONDS: &str = "11";
-
-async fn seed(url: &str) {
-    let config = StoreConfig {
-        pool: PoolOptions::default(),
-        auth: AuthConfig::throwaway(),
-        ..StoreConfig::default()
-    };
-    let store = Store::connect(url, config).await.expect("connect");
-    store.migrate().await.expect("migrate");
-    demo::demo(&store, &DEMO).await.expect("seed");
-    store.close().await;
-}
-
-fn serve(url: &str, log: &Path) -> ServerProcess {
-    let args = [
-        "serve",
-        "--database",
-        url,
-        "--no-jobs",
-        "--rate-limit-token",
-        "0",
-        "--rate-limit-address",
-        "0",
-        "--webhooks-allow-http",
-        "--webhooks-allow-private-addresses",
-        "--webhooks-lease",
-        LEASE_SECONDS,
-    ];
-    ServerProcess::start(Path::new(env!("CARGO_BIN_EXE_tranquera")), &args, log)
-}
+/// Deliveries to the test's receiver on loopback, over http, under that lease.
+const WEBHOOK_ARGS: [&str; 4] = [
+    "--webhooks-allow-http",
+    "--webhooks-allow-private-addresses",
+    "--webhooks-lease",
+    LEASE_SECONDS,
+];
 
 /// Every `webhook-id` that arrived, with how many times.
 type Received = Arc<Mutex<BTreeMap<String, usize>>>;
@@ -147,7 +120,7 @@ async fn succeeded(base: &str, token: &str, endpoint: i64) -> usize {
 async fn every_event_is_delivered_after_sigkill(url: &str, scratch: &Scratch) {
     seed(url).await;
     let log = scratch.join("server.log");
-    let mut server = serve(url, &log);
+    let mut server = serve(url, &log, &WEBHOOK_ARGS);
     let token = token(&server.base).await;
     let (received, hooks) = receiver().await;
     let endpoints = "/api/v3/third_party/webhook_endpoints";
@@ -183,7 +156,7 @@ async fn every_event_is_delivered_after_sigkill(url: &str, scratch: &Scratch) {
     server.kill();
     let before_restart = received.lock().expect("the lock").len();
 
-    let restarted = serve(url, &log);
+    let restarted = serve(url, &log, &WEBHOOK_ARGS);
     let feed: Value = reqwest::Client::new()
         .get(format!(
             "{}/api/v3/third_party/events?types=applicator.created&size=1000",

@@ -27,7 +27,7 @@ use crate::resources::work_orders::read::{
 };
 use crate::resources::work_orders::WorkOrderHeaders;
 use crate::webhooks::WebhookEndpoints;
-use crate::{Render, Resource};
+use crate::{ListSpec, Render, Resource};
 
 /// An event of the committing transaction still without its payload.
 #[derive(Debug, sqlx::FromRow)]
@@ -71,6 +71,20 @@ fn payloads(
             Ok((event.id, payload))
         })
         .collect()
+}
+
+/// The rows of records `ids` of `society_id` as declaration `spec` selects them. Its fixed condition is not applied:
+/// an event names a row of the table, whichever slice lists it.
+fn records(spec: &ListSpec, society_id: i64, ids: &[i64]) -> Sql {
+    let mut sql = Sql::default();
+    sql.push(&format!(
+        "SELECT {} FROM {} WHERE t.society_id = ",
+        spec.columns, spec.from
+    ))
+    .arg(Arg::Int(society_id))
+    .push(" AND t.id IN ")
+    .id_list(ids);
+    sql
 }
 
 /// Writes the renderer of one backend: the pending events' query (`$pending`), each resource's rows read on the
@@ -132,8 +146,7 @@ macro_rules! renderer {
             Ok(())
         }
 
-        /// The records `ids` of resource `R` in `society_id`, rendered, by id. Its declaration's fixed condition is
-        /// not applied: an event names a row of the table, whichever slice lists it.
+        /// The records `ids` of resource `R` in `society_id`, rendered, by id.
         async fn rows<R: Resource>(
             conn: &mut $connection,
             society_id: i64,
@@ -142,15 +155,7 @@ macro_rules! renderer {
         ) -> Result<BTreeMap<i64, String>, sqlx::Error> {
             let mut rendered = BTreeMap::new();
             for chunk in ids.chunks(IDS_PER_QUERY) {
-                let mut sql = Sql::default();
-                sql.push(&format!(
-                    "SELECT {} FROM {} WHERE t.society_id = ",
-                    R::SPEC.columns,
-                    R::SPEC.from
-                ))
-                .arg(Arg::Int(society_id))
-                .push(" AND t.id IN ")
-                .id_list(chunk);
+                let sql = records(&R::SPEC, society_id, chunk);
                 let rows: Vec<R::Row> = bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args)
                     .fetch_all(&mut *conn)
                     .await?;
@@ -174,15 +179,7 @@ macro_rules! renderer {
         ) -> Result<BTreeMap<i64, String>, sqlx::Error> {
             let mut rendered = BTreeMap::new();
             for chunk in ids.chunks(IDS_PER_QUERY) {
-                let mut sql = Sql::default();
-                sql.push(&format!(
-                    "SELECT {} FROM {} WHERE t.society_id = ",
-                    WorkOrderHeaders::SPEC.columns,
-                    WorkOrderHeaders::SPEC.from
-                ))
-                .arg(Arg::Int(society_id))
-                .push(" AND t.id IN ")
-                .id_list(chunk);
+                let sql = records(&WorkOrderHeaders::SPEC, society_id, chunk);
                 let headers: Vec<_> = bind_args!(
                     sqlx::query_as::<_, crate::resources::work_orders::WorkOrderRow>(&sql.text),
                     &sql.args
