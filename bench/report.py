@@ -102,6 +102,9 @@ def judge(result, results, ceiling, peer):
         return f"≥ 2,000 creates/s, no failures{reach}", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
     if key == "work_order_create_no_events":
         return events_cost(result, find(results, "work_order_create", backend))
+    if key == "work_order_create_baseline":
+        target, ok = events_cost(result, find(results, "work_order_create", backend))
+        return target + " (against the build before the feed)", ok
     if key == "events_feed":
         core = result.get("items_per_s") and per_core(result) and per_core(result) * 1000
         shown = f" (is {core:,.0f})" if core else ""
@@ -202,6 +205,18 @@ def rows(results):
             ok = result.get("finished", True) and seconds <= limit
             table.append([label, backend, "–", "–", "–", shown, "–", "–",
                           "–", "–", "–", f"≤ {limit} s", verdict(ok)])
+    for backend in ("sqlite", "postgres"):
+        deliveries = find(results, "webhook_deliveries", backend)
+        if not deliveries:
+            continue
+        per_second = deliveries["per_second"]
+        table.append([f"webhook deliveries, a backlog of {deliveries['backlog']:,}, one process", backend, "–",
+                      number(per_second), "–", "–", "–", number(deliveries["undelivered"]), "–", "–", "–",
+                      "≥ 2,000 deliveries/s", verdict(per_second >= 2000 and deliveries["undelivered"] == 0)])
+        p99 = deliveries["p99_ms"]
+        table.append([f"commit → delivery at {deliveries['rate']:,} events/s", backend, "–", "–", "–",
+                      milliseconds(deliveries["p50_ms"]), milliseconds(p99), number(deliveries["undelivered"]),
+                      "–", "–", "–", "p99 < 1 s", verdict(p99 is not None and p99 < 1000)])
     memory = find(results, "memory")
     if memory:
         login = memory.get("login_rss_mb")
