@@ -16,7 +16,7 @@ use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{parse_id, Caller};
 use crate::i18n::Msg;
-use crate::openapi::{feed_parameters, id_parameter};
+use crate::openapi::feed_parameters;
 use crate::AppState;
 
 const TAG: &str = "Events";
@@ -45,14 +45,11 @@ pub fn register(mut table: ApiTable) -> ApiTable {
             Method::GET,
             "/api/v3/third_party/events/{id}",
             detail,
-            Custom {
-                parameters: vec![id_parameter("id")],
-                ..Custom::read(
-                    "One event, while the feed keeps it (e.g. to check a webhook delivery)",
-                    TAG,
-                    event,
-                )
-            },
+            Custom::read(
+                "One event, while the feed keeps it (e.g. to check a webhook delivery)",
+                TAG,
+                event,
+            ),
         )
 }
 
