@@ -73,22 +73,32 @@ fn id(record: &Value) -> i64 {
         .expect("an id")
 }
 
+/// The id of the society's first farmer.
+async fn first_farmer(api: &client::Client) -> i64 {
+    api.farmers(&Filters::new())
+        .try_next()
+        .await
+        .expect("farmers")
+        .expect("a farmer")
+        .id
+}
+
+/// A new live establishment of `farmer`, with no code.
+fn establishment_of(farmer: i64, name: &str) -> client::wire::establishments::NewEstablishment {
+    client::wire::establishments::NewEstablishment {
+        name: name.to_owned(),
+        farmer_id: farmer,
+        external_code: None,
+        active: None,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_sync_transfers_exactly_what_changed() {
     let sandbox = sandbox("incremental").await;
     let api = &sandbox.api;
-    let farmer = api
-        .farmers(&Filters::new())
-        .try_next()
-        .await
-        .expect("farmers")
-        .expect("a farmer");
-    let new_establishment = |name: &str| client::wire::establishments::NewEstablishment {
-        name: name.to_owned(),
-        farmer_id: farmer.id,
-        external_code: None,
-        active: None,
-    };
+    let farmer = first_farmer(api).await;
+    let new_establishment = |name: &str| establishment_of(farmer, name);
     // Created before the first sync so its deletion later has something to remove from the mirror.
     let doomed = api
         .create_establishment(&new_establishment("Para borrar"))
@@ -313,18 +323,8 @@ fn folder(out: &Path) -> BTreeMap<String, Vec<Value>> {
 async fn a_sync_over_the_feed_ends_with_the_mirror_a_walk_ends_with() {
     let sandbox = sandbox("feed").await;
     let api = &sandbox.api;
-    let farmer = api
-        .farmers(&Filters::new())
-        .try_next()
-        .await
-        .expect("farmers")
-        .expect("a farmer");
-    let new_establishment = |name: &str| client::wire::establishments::NewEstablishment {
-        name: name.to_owned(),
-        farmer_id: farmer.id,
-        external_code: None,
-        active: None,
-    };
+    let farmer = first_farmer(api).await;
+    let new_establishment = |name: &str| establishment_of(farmer, name);
     // Created before the first syncs so that its deletion has something to remove from the mirrors.
     let doomed = api
         .create_establishment(&new_establishment("Borrada en el feed"))
