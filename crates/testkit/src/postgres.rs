@@ -228,7 +228,7 @@ fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16) -> Result<Child,
     let dir_text = dir.to_string_lossy();
     let script = format!(
         "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 -c fsync=off \
-         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 >>'{dir_text}/server.log' 2>&1 & \
+         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c max_wal_size=128MB >>'{dir_text}/server.log' 2>&1 & \
          pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; [ -e '{dir_text}/keep' ] || rm -rf '{dir_text}'",
         postgres = bin.join("postgres").to_string_lossy()
     );
@@ -302,4 +302,30 @@ pub async fn create_database(admin_url: &str, tag: &str) -> String {
         .expect("create a test database");
     let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
     format!("{base}/{name}")
+}
+
+/// Drops the database at `url`, made by [`create_database`] on the server of `admin_url`, closing what is still
+/// connected to it. A run makes hundreds of databases, which kept would fill a small disk. Best effort: a cluster a
+/// test has stopped keeps its database, and the cluster goes at exit anyway.
+///
+/// It blocks, on a thread of its own, so that a test's `Drop` can call it from inside its runtime.
+pub fn drop_database(admin_url: &str, url: &str) {
+    use sqlx::Connection as _;
+    let Some((_, name)) = url.rsplit_once('/') else {
+        return;
+    };
+    let statement = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    let admin_url = admin_url.to_owned();
+    let dropping = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            let connecting = tokio::time::timeout(Duration::from_secs(5), sqlx::PgConnection::connect(&admin_url));
+            let mut admin = connecting.await.ok()?.ok()?;
+            sqlx::query(&statement).execute(&mut admin).await.ok()
+        })
+    });
+    let _ = dropping.join();
 }

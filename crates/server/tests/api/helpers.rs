@@ -25,16 +25,26 @@ pub struct TestApp {
     pub store: Store,
     pub url: String,
     pub backend: Backend,
-    _files: Option<TempFiles>,
+    _database: Option<Throwaway>,
 }
 
-/// Deletes a test's SQLite files when the test ends.
-struct TempFiles(String);
+/// A test's own database, deleted when the test ends: a run makes hundreds.
+enum Throwaway {
+    /// The SQLite file's path.
+    Sqlite(String),
+    /// The PostgreSQL server's admin URL, and the database's URL.
+    Postgres { admin_url: String, url: String },
+}
 
-impl Drop for TempFiles {
+impl Drop for Throwaway {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.0));
+        match self {
+            Throwaway::Sqlite(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{path}{suffix}"));
+                }
+            }
+            Throwaway::Postgres { admin_url, url } => testkit::postgres::drop_database(admin_url, url),
         }
     }
 }
@@ -93,17 +103,23 @@ pub const TEST_DEMO: DemoOptions = DemoOptions {
     seed: 7,
 };
 
-async fn new_database(backend: Backend) -> (String, Option<TempFiles>) {
-    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
+async fn new_database(backend: Backend) -> (String, Throwaway) {
     match backend {
         Backend::Sqlite => {
+            let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
             let path = std::env::temp_dir()
                 .join(format!("{name}.sqlite"))
                 .to_string_lossy()
                 .into_owned();
-            (format!("sqlite://{path}"), Some(TempFiles(path)))
+            (format!("sqlite://{path}"), Throwaway::Sqlite(path))
         }
-        Backend::Postgres => (testkit::postgres::new_database("tranquera_test").await, None),
+        Backend::Postgres => {
+            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
+                .await
+                .expect("the cluster starts");
+            let url = testkit::postgres::create_database(&admin_url, "tranquera_test").await;
+            (url.clone(), Throwaway::Postgres { admin_url, url })
+        }
     }
 }
 
@@ -115,17 +131,21 @@ impl TestApp {
 
     /// A server over a fresh database, configured by `setup`.
     pub async fn spawn_with(backend: Backend, setup: Setup) -> Self {
-        let (url, files) = new_database(backend).await;
-        Self::spawn_over(url, files, backend, setup).await
+        let (url, database) = new_database(backend).await;
+        Self::spawn_over(url, database, backend, setup).await
     }
 
     /// A server over a fresh database on the PostgreSQL server of `admin_url` (a cluster the test may stop).
     pub async fn spawn_on_postgres(admin_url: &str, setup: Setup) -> Self {
         let url = testkit::postgres::create_database(admin_url, "tranquera_test").await;
-        Self::spawn_over(url, None, Backend::Postgres, setup).await
+        let database = Throwaway::Postgres {
+            admin_url: admin_url.to_owned(),
+            url: url.clone(),
+        };
+        Self::spawn_over(url, database, Backend::Postgres, setup).await
     }
 
-    async fn spawn_over(url: String, files: Option<TempFiles>, backend: Backend, setup: Setup) -> Self {
+    async fn spawn_over(url: String, database: Throwaway, backend: Backend, setup: Setup) -> Self {
         let store = Store::connect(&url, setup.store.clone())
             .await
             .expect("connect to the test database");
@@ -136,7 +156,7 @@ impl TestApp {
         let mut app = Self::serve(&store, setup.server).await;
         app.url = url;
         app.backend = backend;
-        app._files = files;
+        app._database = Some(database);
         app
     }
 
@@ -168,7 +188,7 @@ impl TestApp {
             store: store.clone(),
             url: String::new(),
             backend: Backend::Sqlite,
-            _files: None,
+            _database: None,
         }
     }
 
