@@ -10,6 +10,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::durability::WalSync;
+use crate::events::KnownPayload;
 use crate::inline::InlineReader;
 use crate::pg_point::PgPointReader;
 use crate::StoreError;
@@ -150,7 +151,7 @@ impl BeginWrite for SqlitePool {
         let begun = tokio::spawn(async move { pool.begin_with("BEGIN IMMEDIATE").await })
             .await
             .map_err(|_| sqlx::Error::WorkerCrashed)??;
-        Ok(WriteTx(begun))
+        Ok(WriteTx::new(begun))
     }
 }
 
@@ -158,24 +159,47 @@ impl BeginWrite for PgPool {
     type Database = sqlx::Postgres;
 
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
-        Ok(WriteTx(self.begin().await?))
+        Ok(WriteTx::new(self.begin().await?))
     }
 }
 
 /// A transaction that writes. Its `commit` first renders the payload of every event its changes wrote
 /// ([`crate::events`]), so no write path can commit a change whose event lacks its record. It is the only way the
 /// store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
-pub(crate) struct WriteTx<'c, DB: sqlx::Database>(sqlx::Transaction<'c, DB>);
+pub(crate) struct WriteTx<'c, DB: sqlx::Database> {
+    tx: sqlx::Transaction<'c, DB>,
+    known: Vec<KnownPayload>,
+}
 
 impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
     /// Wraps a transaction begun on a connection of its own (an operator's import).
     pub(crate) fn new(tx: sqlx::Transaction<'c, DB>) -> Self {
-        Self(tx)
+        Self { tx, known: Vec::new() }
+    }
+
+    /// Hands `commit` the record `id` of `resource` as the writer has just rendered it from what it wrote, so its
+    /// event's payload need not be read back. Only for a record this transaction will not change again: the
+    /// payload is the record as the transaction leaves it.
+    pub(crate) fn rendered(
+        &mut self,
+        society_id: i64,
+        resource: &'static str,
+        id: i64,
+        record: &impl serde::Serialize,
+    ) -> Result<(), sqlx::Error> {
+        let payload = serde_json::to_string(record).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+        self.known.push(KnownPayload {
+            society_id,
+            resource,
+            id,
+            payload,
+        });
+        Ok(())
     }
 
     /// Rolls back: nothing, events included, is kept.
     pub(crate) async fn rollback(self) -> Result<(), sqlx::Error> {
-        self.0.rollback().await
+        self.tx.rollback().await
     }
 }
 
@@ -183,13 +207,13 @@ impl<DB: sqlx::Database> std::ops::Deref for WriteTx<'_, DB> {
     type Target = DB::Connection;
 
     fn deref(&self) -> &DB::Connection {
-        &self.0
+        &self.tx
     }
 }
 
 impl<DB: sqlx::Database> std::ops::DerefMut for WriteTx<'_, DB> {
     fn deref_mut(&mut self) -> &mut DB::Connection {
-        &mut self.0
+        &mut self.tx
     }
 }
 
@@ -197,8 +221,8 @@ impl WriteTx<'_, sqlx::Sqlite> {
     /// Renders the transaction's events, then commits.
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
-        crate::events::render_pending_sqlite(&mut self.0).await?;
-        self.0.commit().await
+        crate::events::render_pending_sqlite(&mut self.tx, &self.known).await?;
+        self.tx.commit().await
     }
 }
 
@@ -206,8 +230,8 @@ impl WriteTx<'_, sqlx::Postgres> {
     /// Renders the transaction's events, then commits.
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
-        crate::events::render_pending_postgres(&mut self.0).await?;
-        self.0.commit().await
+        crate::events::render_pending_postgres(&mut self.tx, &self.known).await?;
+        self.tx.commit().await
     }
 }
 

@@ -120,6 +120,8 @@ on_both_backends! {
         let order = json_of(app.post("/integration/api/v1/workOrders", &token, &work_order(&app, &token, society).await).await,
             StatusCode::CREATED).await;
         let order_id = order["header"]["local_id"].clone();
+        // The writer hands its answer over as the event's payload: it must be what a read answers.
+        assert_eq!(app.get_ok(&format!("/api/v3/third_party/work_orders/{order_id}"), &token).await, order);
         let mut changed = order.clone();
         changed["header"]["name"] = json!("Pulverización lote 4 (corregida)");
         changed["supplies"][0]["area_applied"] = json!(11.0);

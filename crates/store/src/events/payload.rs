@@ -1,6 +1,8 @@
 //! Each event's payload: its record as the resource's read answers it, rendered inside the writing transaction just
 //! before it commits (see [`crate::db::WriteTx`]), so it shows the record as that change left it. A record that no
-//! longer exists is `{"id": …, "deleted_at": …}`.
+//! longer exists is `{"id": …, "deleted_at": …}`. A writer that has just rendered a record from what it wrote (a
+//! work order's answer) hands that rendering over instead ([`crate::db::WriteTx::rendered`]), and the record is not
+//! read back.
 //!
 //! On PostgreSQL the same statement also places the event after any earlier event of its record: a transaction
 //! that took its id before another but changed the record after that one committed would otherwise sort first.
@@ -38,6 +40,15 @@ struct Pending {
     resource_id: i64,
     occurred_at: i64,
     time_zone: String,
+}
+
+/// A record as its writer rendered it, for its pending event.
+#[derive(Debug)]
+pub(crate) struct KnownPayload {
+    pub(crate) society_id: i64,
+    pub(crate) resource: &'static str,
+    pub(crate) id: i64,
+    pub(crate) payload: String,
 }
 
 /// The payload of an event whose record is gone.
@@ -87,16 +98,12 @@ fn records(spec: &ListSpec, society_id: i64, ids: &[i64]) -> Sql {
     sql
 }
 
-/// Writes the renderer of one backend: the pending events' query (`$pending`), each resource's rows read on the
-/// transaction's own connection, and the payloads written back.
+/// Writes the renderer of one backend: each resource's rows of the `pending` events read on the transaction's own
+/// connection, rendered, and the payloads written back.
 macro_rules! renderer {
-    ($name:ident, $connection:ty, $pending:expr, $store:ident) => {
-        /// Renders the payload of every event the transaction on `conn` wrote.
-        pub(crate) async fn $name(conn: &mut $connection) -> Result<(), sqlx::Error> {
-            let pending: Vec<Pending> = sqlx::query_as($pending).fetch_all(&mut *conn).await?;
-            if pending.is_empty() {
-                return Ok(());
-            }
+    ($vis:vis $name:ident, $connection:ty, $store:ident) => {
+        /// Renders the payload of each of the `pending` events of the transaction on `conn`.
+        $vis async fn $name(conn: &mut $connection, pending: Vec<Pending>) -> Result<(), sqlx::Error> {
             let mut groups: BTreeMap<(i64, &str), Vec<&Pending>> = BTreeMap::new();
             for event in &pending {
                 groups
@@ -219,10 +226,30 @@ macro_rules! renderer {
 const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
      FROM events e JOIN societies s ON s.id = e.society_id WHERE e.payload IS NULL";
 
-/// PostgreSQL: the committing transaction's own (none when it never took an id, i.e. wrote nothing).
-const POSTGRES_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
-     FROM events e JOIN societies s ON s.id = e.society_id \
-     WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint";
+/// SQLite: a known payload is its record's pending event's (`tx` is 0 there).
+const SQLITE_KNOWN: &str = "UPDATE events SET payload = ?1 \
+     WHERE tx = 0 AND society_id = ?2 AND resource = ?3 AND resource_id = ?4 AND payload IS NULL";
+
+/// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
+pub(crate) async fn render_pending_sqlite(
+    conn: &mut SqliteConnection,
+    known: &[KnownPayload],
+) -> Result<(), sqlx::Error> {
+    for record in known {
+        sqlx::query(SQLITE_KNOWN)
+            .bind(&record.payload)
+            .bind(record.society_id)
+            .bind(record.resource)
+            .bind(record.id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    let pending: Vec<Pending> = sqlx::query_as(SQLITE_PENDING).fetch_all(&mut *conn).await?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    render_rest_sqlite(conn, pending).await
+}
 
 async fn store_sqlite(
     conn: &mut SqliteConnection,
@@ -239,8 +266,46 @@ async fn store_sqlite(
     Ok(())
 }
 
-/// Also raises each event's position to its record's latest committed event's, so that the feed shows a record's
-/// changes in the order they committed (see the module's doc).
+/// An event's position raised to its record's latest event of another transaction, so that the feed shows a
+/// record's changes in the order they committed (see the module's doc).
+const POSTGRES_POSITION: &str = "GREATEST(e.position, COALESCE((SELECT max(o.position) FROM events o \
+     WHERE o.society_id = e.society_id AND o.resource = e.resource AND o.resource_id = e.resource_id \
+     AND o.tx <> e.tx), 0))";
+
+/// PostgreSQL, in one round trip: the known payloads stored, and the committing transaction's other events still
+/// without one (none when it never took an id, i.e. wrote nothing). The main query reads the snapshot from before
+/// the update, hence the exclusion.
+static POSTGRES_FILL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "WITH filled AS (UPDATE events e SET payload = k.payload, position = {POSTGRES_POSITION} \
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS k(society_id, resource, resource_id, payload) \
+         WHERE e.tx = pg_current_xact_id_if_assigned()::text::bigint AND e.payload IS NULL \
+         AND e.society_id = k.society_id AND e.resource = k.resource AND e.resource_id = k.resource_id RETURNING e.id) \
+         SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
+         FROM events e JOIN societies s ON s.id = e.society_id \
+         WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint \
+         AND e.id NOT IN (SELECT id FROM filled)"
+    )
+});
+
+/// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
+pub(crate) async fn render_pending_postgres(
+    conn: &mut PgConnection,
+    known: &[KnownPayload],
+) -> Result<(), sqlx::Error> {
+    let pending: Vec<Pending> = sqlx::query_as(&POSTGRES_FILL)
+        .bind(known.iter().map(|record| record.society_id).collect::<Vec<_>>())
+        .bind(known.iter().map(|record| record.resource).collect::<Vec<_>>())
+        .bind(known.iter().map(|record| record.id).collect::<Vec<_>>())
+        .bind(known.iter().map(|record| record.payload.as_str()).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    postgres::render_rest_postgres(conn, pending).await
+}
+
 async fn store_postgres(
     conn: &mut PgConnection,
     society_id: i64,
@@ -248,12 +313,10 @@ async fn store_postgres(
 ) -> Result<(), sqlx::Error> {
     for chunk in payloads.chunks(IDS_PER_QUERY * 2) {
         let (ids, texts): (Vec<i64>, Vec<String>) = chunk.iter().cloned().unzip();
-        sqlx::query(
-            "UPDATE events e SET payload = v.payload, position = GREATEST(e.position, COALESCE((\
-                 SELECT max(o.position) FROM events o WHERE o.society_id = e.society_id AND o.resource = e.resource \
-                 AND o.resource_id = e.resource_id AND o.tx <> e.tx), 0)) \
-             FROM unnest($1::bigint[], $2::text[]) AS v(id, payload) WHERE e.society_id = $3 AND e.id = v.id",
-        )
+        sqlx::query(&format!(
+            "UPDATE events e SET payload = v.payload, position = {POSTGRES_POSITION} \
+             FROM unnest($1::bigint[], $2::text[]) AS v(id, payload) WHERE e.society_id = $3 AND e.id = v.id"
+        ))
         .bind(ids)
         .bind(texts)
         .bind(society_id)
@@ -263,12 +326,10 @@ async fn store_postgres(
     Ok(())
 }
 
-renderer!(render_pending_sqlite, SqliteConnection, SQLITE_PENDING, store_sqlite);
+renderer!(render_rest_sqlite, SqliteConnection, store_sqlite);
 
 mod postgres {
     use super::*;
 
-    renderer!(render_pending_postgres, PgConnection, POSTGRES_PENDING, store_postgres);
+    renderer!(pub(super) render_rest_postgres, PgConnection, store_postgres);
 }
-
-pub(crate) use postgres::render_pending_postgres;

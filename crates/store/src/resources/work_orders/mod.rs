@@ -504,17 +504,17 @@ impl Store {
                     return self.answer_write_error(error, society_id, external_id, own_id).await;
                 }
             }
-            tx.commit().await?;
-            // 5. The answer, from the rows just written.
+            // 5. The answer, from the rows just written; it is also the payload of the order's event.
             let (header, supplies, labours) =
                 written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
             let render = scope.render();
             let header = WorkOrderHeaders::render(header, &render);
-            let order = assemble(vec![header], supplies, labours, &render).pop();
-            Ok(Ok(Written {
-                order: order.ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?,
-                version,
-            }))
+            let written = assemble(vec![header], supplies, labours, &render)
+                .pop()
+                .ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?;
+            tx.rendered(society_id, "work_order", order.id, &written)?;
+            tx.commit().await?;
+            Ok(Ok(Written { order: written, version }))
         })
     }
 
