@@ -142,6 +142,14 @@ async fn change(app: &TestApp, token: &str, name: &str) -> i64 {
     created["id"].as_i64().expect("an id")
 }
 
+/// Now, in epoch milliseconds, as the worker's clock reads it.
+fn now_millis() -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970");
+    i64::try_from(since_epoch.as_millis()).expect("milliseconds that fit")
+}
+
 async fn society_of(app: &TestApp, country: &str) -> i64 {
     app.login_as(integrator(country)).await["society"]["id"]
         .as_i64()
@@ -384,6 +392,27 @@ mod driven {
             assert_eq!(feed["items"][0]["resource_id"], id);
             assert_eq!(feed["items"][0]["data"]["state"], "disabled", "{feed}");
             assert!(feed["items"][0]["data"].get("secret").is_none());
+        }
+
+        async fn deliveries_queued_for_an_endpoint_deleted_since_are_abandoned_unsent(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            let society = society_of(&app, "AR").await;
+            let url = format!("http://{address}/hooks");
+            let gone = register(&app, &token, &url).await["id"].as_i64().expect("an id");
+            let kept = register(&app, &token, &url).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Borrada").await;
+            let worker = Deliverer::new(app.store.clone(), driven_setup().server.webhooks).expect("a worker");
+            assert_eq!(app.store.fan_out_webhooks(100, now_millis()).await.expect("a fan-out"), 2);
+            assert_eq!(app.delete(&format!("{ENDPOINTS}/{gone}"), &token).await.status(), StatusCode::OK);
+            assert_eq!(worker.round().await.expect("a round"), 1, "only the live endpoint's delivery is claimed");
+            assert_eq!(receiver.wait_for(1).await.len(), 1);
+            let statuses = |endpoint: i64| {
+                format!("SELECT COUNT(*) FROM webhook_deliveries WHERE society_id = $1 AND endpoint_id = {endpoint} \
+                         AND status = 'abandoned'")
+            };
+            assert_eq!(app.integers(&statuses(gone), society).await, [1]);
+            assert_eq!(app.integers(&statuses(kept), society).await, [0]);
         }
 
         async fn a_worker_that_refuses_internal_addresses_does_not_connect_to_one_registered_earlier(app) {

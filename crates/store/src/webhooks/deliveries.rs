@@ -14,6 +14,7 @@
 //!   endpoint failing for [`domain::webhooks::GIVE_UP_AFTER`] is disabled (its `state`, and the `webhook_endpoint.disabled` event the
 //!   events core emits for that change) and its waiting deliveries abandoned.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use domain::events::{EventCursor, EventTypes, FeedStart};
@@ -21,7 +22,7 @@ use domain::webhooks::{gives_up, retry_delay};
 use secrecy::SecretString;
 use serde_json::value::RawValue;
 
-use crate::db::{with_reader, with_writer, BeginWrite, Dialect};
+use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
 use crate::events::StoredEvent;
 use crate::{Render, Scope, Store, StoreError};
 
@@ -118,6 +119,10 @@ fn event_body(event: StoredEvent, render: &Render) -> Result<String, serde_json:
     serde_json::to_string(&body)
 }
 
+/// Deliveries queued by one statement: 8 parameters each, few enough that SQLite's search of a statement's
+/// parameter names (linear in their number) stays cheap.
+const DELIVERIES_PER_INSERT: usize = 100;
+
 impl Store {
     /// Queues the deliveries of events committed since each enabled endpoint's last fan-out, up to `page` events per
     /// endpoint; answers how many deliveries it queued.
@@ -191,6 +196,33 @@ impl Store {
     ) -> Result<usize, StoreError> {
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
+            let mut queued = 0;
+            for chunk in deliveries.chunks(DELIVERIES_PER_INSERT) {
+                let mut sql = Sql::default();
+                sql.push(
+                    "INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, next_attempt_at, \
+                     created_at, updated_at) VALUES ",
+                );
+                for (index, (event_id, kind, body)) in chunk.iter().enumerate() {
+                    if index > 0 {
+                        sql.push(", ");
+                    }
+                    sql.row([
+                        Arg::Int(endpoint.society_id),
+                        Arg::Int(endpoint.id),
+                        Arg::Int(*event_id),
+                        Arg::Text(kind.clone()),
+                        Arg::Text(body.clone()),
+                        Arg::Int(now),
+                        Arg::Int(now),
+                        Arg::Int(now),
+                    ]);
+                }
+                sql.push(" ON CONFLICT (society_id, endpoint_id, event_id) DO NOTHING");
+                queued += bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?.rows_affected();
+            }
+            // The cursor moves last, so that the row it shares with the endpoint's delivery state (`failing_since`,
+            // which recording attempts updates) stays locked only for that one statement.
             let moved = sqlx::query(
                 "UPDATE webhook_progress SET feed_cursor = $3 WHERE society_id = $1 AND endpoint_id = $2 \
                  AND (feed_cursor = $4 OR (feed_cursor IS NULL AND $4 IS NULL))",
@@ -203,24 +235,8 @@ impl Store {
             .await?
             .rows_affected();
             if moved == 0 {
+                tx.rollback().await?;
                 return Ok(0);
-            }
-            let mut queued = 0;
-            for (event_id, kind, body) in deliveries {
-                queued += sqlx::query(
-                    "INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, next_attempt_at, \
-                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $6) \
-                     ON CONFLICT (society_id, endpoint_id, event_id) DO NOTHING",
-                )
-                .bind(endpoint.society_id)
-                .bind(endpoint.id)
-                .bind(event_id)
-                .bind(kind)
-                .bind(body)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
             }
             tx.commit().await?;
             Ok(usize::try_from(queued).unwrap_or(usize::MAX))
@@ -237,38 +253,54 @@ impl Store {
         limit: u32,
         now: i64,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        let skip_locked = match self.db.dialect() {
-            Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
-            Dialect::Sqlite => "",
+        // A delivery's key in the statement that claims it: PostgreSQL's `id` alone has no index (its key leads with
+        // the society), and SQLite's `(society_id, id) IN (…)` over the table being updated matches nothing (3.40,
+        // 3.46), while its `id` is the rowid.
+        let (key, key_columns, skip_locked) = match self.db.dialect() {
+            Dialect::Postgres => ("(society_id, id)", "society_id, id", " FOR UPDATE SKIP LOCKED"),
+            Dialect::Sqlite => ("id", "id", ""),
         };
-        let due = "(status = 'pending' AND next_attempt_at <= $3) OR (status = 'delivering' AND locked_until < $3)";
+        // Checked only for the deliveries claimed: a check of every due delivery in each claim cost as much as the
+        // backlog was long (docs/performance.md).
+        let alive = "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
+             AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)";
+        // Leases that ran out first, then deliveries due, each in the order of its own index, so that a claim reads
+        // what it takes rather than sorting every due delivery.
+        let claims = [
+            "status = 'delivering' AND locked_until < $3 ORDER BY locked_until",
+            "status = 'pending' AND next_attempt_at <= $3 ORDER BY next_attempt_at, id",
+        ]
+        .map(|due| {
+            format!(
+                "UPDATE webhook_deliveries SET status = CASE WHEN {alive} THEN 'delivering' ELSE 'abandoned' END, \
+                 locked_by = CASE WHEN {alive} THEN $1 END, locked_until = CASE WHEN {alive} THEN $2 END, \
+                 updated_at = $3 \
+                 WHERE {key} IN (SELECT {key_columns} FROM webhook_deliveries WHERE {due} LIMIT $4{skip_locked}) \
+                 RETURNING society_id, id, endpoint_id, event_id, body, attempts, status = 'delivering'"
+            )
+        });
         let rows: Vec<ClaimRow> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(
-                "UPDATE webhook_deliveries SET status = 'abandoned', locked_by = NULL, updated_at = $1 \
-                 WHERE ((status = 'pending' AND next_attempt_at <= $1) OR (status = 'delivering' AND locked_until < $1)) \
-                 AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
-                 AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)",
-            )
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            // SQLite has no data-modifying `WITH`, so the claim and the read of its endpoints are two statements. Ids
-            // are unique in the table on both backends; SQLite's `(society_id, id) IN (…)` over the table being
-            // updated matches nothing (3.40, 3.46).
-            let claimed: Vec<(i64, i64, i64, i64, String, i64)> = sqlx::query_as(&format!(
-                "UPDATE webhook_deliveries SET status = 'delivering', locked_by = $1, locked_until = $2, updated_at = $3 \
-                 WHERE id IN (SELECT id FROM webhook_deliveries WHERE {due} \
-                 ORDER BY next_attempt_at, id LIMIT $4{skip_locked}) \
-                 RETURNING society_id, id, endpoint_id, event_id, body, attempts"
-            ))
-            .bind(worker)
-            .bind(now.saturating_add(millis(lease)))
-            .bind(now)
-            .bind(i64::from(limit))
-            .fetch_all(&mut *tx)
-            .await?;
-            let mut rows = Vec::with_capacity(claimed.len());
+            let mut claimed: Vec<(i64, i64, i64, i64, String, i64, bool)> = Vec::new();
+            for claim in &claims {
+                let left = i64::from(limit) - i64::try_from(claimed.len()).unwrap_or(i64::MAX);
+                if left <= 0 {
+                    break;
+                }
+                claimed.extend(
+                    sqlx::query_as(claim)
+                        .bind(worker)
+                        .bind(now.saturating_add(millis(lease)))
+                        .bind(now)
+                        .bind(left)
+                        .fetch_all(&mut *tx)
+                        .await?,
+                );
+            }
+            let claimed = claimed.into_iter().filter_map(|(society_id, id, endpoint_id, event_id, body, attempts, held)| {
+                held.then_some((society_id, id, endpoint_id, event_id, body, attempts))
+            });
+            let mut rows = Vec::new();
             let mut endpoints: Vec<((i64, i64), EndpointRow)> = Vec::new();
             for (society_id, id, endpoint_id, event_id, body, attempts) in claimed {
                 let endpoint = match endpoints.iter().find(|(key, _)| *key == (society_id, endpoint_id)) {
@@ -339,17 +371,28 @@ impl Store {
         attempts: &[(&ClaimedDelivery, &Attempt, f64)],
         now: i64,
     ) -> Result<Vec<Recorded>, StoreError> {
+        /// An attempt of a delivery this worker still held when it was recorded.
+        struct Held {
+            at: usize,
+            society_id: i64,
+            id: i64,
+            endpoint_id: i64,
+            created_at: i64,
+            succeeded: bool,
+            retry_at: i64,
+        }
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let mut outcomes = Vec::with_capacity(attempts.len());
-            for (delivery, attempt, jitter) in attempts {
+            let mut outcomes = vec![Recorded::LostLease; attempts.len()];
+            let mut held = Vec::with_capacity(attempts.len());
+            for (at, (delivery, attempt, jitter)) in attempts.iter().enumerate() {
                 let succeeded = attempt.status_code.is_some_and(domain::webhooks::delivered);
                 let failed_attempts = u32::try_from(delivery.attempts.saturating_add(1)).unwrap_or(u32::MAX);
                 let retry_at = now.saturating_add(millis(retry_delay(failed_attempts, *jitter)));
                 let head = attempt.response_head.as_deref();
                 let status_code = attempt.status_code.map(i64::from);
                 let latency = millis(attempt.latency);
-                let held: Option<(i64, i64)> = sqlx::query_as(
+                let updated: Option<(i64, i64)> = sqlx::query_as(
                     "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_by = NULL, locked_until = NULL, \
                      status = CASE WHEN $4 THEN 'succeeded' ELSE 'pending' END, \
                      delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END, next_attempt_at = $6, \
@@ -369,8 +412,7 @@ impl Store {
                 .bind(&attempt.error)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some((endpoint_id, created_at)) = held else {
-                    outcomes.push(Recorded::LostLease);
+                let Some((endpoint_id, created_at)) = updated else {
                     continue;
                 };
                 sqlx::query(
@@ -386,51 +428,68 @@ impl Store {
                 .bind(&attempt.error)
                 .execute(&mut *tx)
                 .await?;
-                let failing_since: Option<i64> = sqlx::query_scalar(
+                held.push(Held { at, society_id: delivery.society_id, id: delivery.id, endpoint_id, created_at, succeeded, retry_at });
+            }
+            // Each endpoint's progress once for the batch, not once per attempt: an endpoint that took any of the
+            // batch's deliveries is reachable, and is failing since no earlier than the batch otherwise.
+            let mut reached: BTreeMap<(i64, i64), bool> = BTreeMap::new();
+            for attempt in &held {
+                *reached.entry((attempt.society_id, attempt.endpoint_id)).or_default() |= attempt.succeeded;
+            }
+            let mut failing_since: BTreeMap<(i64, i64), Option<i64>> = BTreeMap::new();
+            for ((society_id, endpoint_id), reached) in reached {
+                let since: Option<i64> = sqlx::query_scalar(
                     "UPDATE webhook_progress SET failing_since = CASE WHEN $3 THEN NULL ELSE COALESCE(failing_since, $4) END \
                      WHERE society_id = $1 AND endpoint_id = $2 RETURNING failing_since",
                 )
-                .bind(delivery.society_id)
+                .bind(society_id)
                 .bind(endpoint_id)
-                .bind(succeeded)
+                .bind(reached)
                 .bind(now)
                 .fetch_optional(&mut *tx)
                 .await?
                 .flatten();
-                let outcome = if succeeded {
+                failing_since.insert((society_id, endpoint_id), since);
+            }
+            let mut disabled = BTreeSet::new();
+            for attempt in held {
+                let endpoint = (attempt.society_id, attempt.endpoint_id);
+                let failing = failing_since.get(&endpoint).copied().flatten();
+                outcomes[attempt.at] = if attempt.succeeded {
                     Recorded::Delivered
-                } else if failing_since.is_some_and(|since| gives_up(since, now)) {
+                } else if failing.is_some_and(|since| gives_up(since, now)) {
                     // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
-                    sqlx::query(
-                        "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
-                         WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
-                    )
-                    .bind(delivery.society_id)
-                    .bind(endpoint_id)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                    sqlx::query(
-                        "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
-                         WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
-                    )
-                    .bind(delivery.society_id)
-                    .bind(endpoint_id)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
+                    if disabled.insert(endpoint) {
+                        sqlx::query(
+                            "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
+                             WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
+                        )
+                        .bind(attempt.society_id)
+                        .bind(attempt.endpoint_id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        sqlx::query(
+                            "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
+                             WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
+                        )
+                        .bind(attempt.society_id)
+                        .bind(attempt.endpoint_id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
                     Recorded::EndpointDisabled
-                } else if gives_up(created_at, now) {
+                } else if gives_up(attempt.created_at, now) {
                     sqlx::query("UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1 AND id = $2")
-                        .bind(delivery.society_id)
-                        .bind(delivery.id)
+                        .bind(attempt.society_id)
+                        .bind(attempt.id)
                         .execute(&mut *tx)
                         .await?;
                     Recorded::GaveUp
                 } else {
-                    Recorded::Retrying(retry_at)
+                    Recorded::Retrying(attempt.retry_at)
                 };
-                outcomes.push(outcome);
             }
             tx.commit().await?;
             Ok(outcomes)
