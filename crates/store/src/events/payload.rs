@@ -230,21 +230,51 @@ const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_
 const SQLITE_KNOWN: &str = "UPDATE events SET payload = ?1 \
      WHERE tx = 0 AND society_id = ?2 AND resource = ?3 AND resource_id = ?4 AND payload IS NULL";
 
+/// SQLite: the last known payload stored, and every pending event answered with whether it still lacks one: the two
+/// in one hand-off to sqlx's worker thread.
+const SQLITE_LAST_KNOWN: &str = "UPDATE events SET payload = CASE WHEN society_id = ?2 AND resource = ?3 \
+     AND resource_id = ?4 THEN ?1 END WHERE tx = 0 AND payload IS NULL \
+     RETURNING id, society_id, resource, resource_id, occurred_at, \
+     (SELECT time_zone FROM societies s WHERE s.id = events.society_id) AS time_zone, payload IS NULL AS pending";
+
+/// A pending event as [`SQLITE_LAST_KNOWN`] answers it.
+#[derive(sqlx::FromRow)]
+struct Answered {
+    #[sqlx(flatten)]
+    event: Pending,
+    pending: bool,
+}
+
 /// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
 pub(crate) async fn render_pending_sqlite(
     conn: &mut SqliteConnection,
     known: &[KnownPayload],
 ) -> Result<(), sqlx::Error> {
-    for record in known {
-        sqlx::query(SQLITE_KNOWN)
-            .bind(&record.payload)
-            .bind(record.society_id)
-            .bind(record.resource)
-            .bind(record.id)
-            .execute(&mut *conn)
-            .await?;
-    }
-    let pending: Vec<Pending> = sqlx::query_as(SQLITE_PENDING).fetch_all(&mut *conn).await?;
+    let pending: Vec<Pending> = match known.split_last() {
+        None => sqlx::query_as(SQLITE_PENDING).fetch_all(&mut *conn).await?,
+        Some((last, others)) => {
+            for record in others {
+                sqlx::query(SQLITE_KNOWN)
+                    .bind(&record.payload)
+                    .bind(record.society_id)
+                    .bind(record.resource)
+                    .bind(record.id)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            let answered: Vec<Answered> = sqlx::query_as(SQLITE_LAST_KNOWN)
+                .bind(&last.payload)
+                .bind(last.society_id)
+                .bind(last.resource)
+                .bind(last.id)
+                .fetch_all(&mut *conn)
+                .await?;
+            answered
+                .into_iter()
+                .filter_map(|answered| answered.pending.then_some(answered.event))
+                .collect()
+        }
+    };
     if pending.is_empty() {
         return Ok(());
     }
