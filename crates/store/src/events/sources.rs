@@ -107,7 +107,9 @@ pub(crate) fn source(table: &str) -> Option<&'static EventSource> {
 }
 
 /// How two actions on one record within one transaction combine: a deletion wins, then a creation, then anything
-/// more specific than an update (`finished`, `disabled`), alphabetically the smaller.
+/// more specific than an update (`finished`, `disabled`), alphabetically the smaller. A pending event the combination
+/// leaves as it is is not rewritten: a work order's lines would otherwise rewrite its event once per statement
+/// (PostgreSQL) or line (SQLite), which measured at about a tenth of a create on PostgreSQL.
 const COMBINE_POSTGRES: &str =
     "CASE WHEN e.action = 'deleted' OR excluded.action = 'deleted' THEN 'deleted' ELSE LEAST(e.action, excluded.action) END";
 const COMBINE_SQLITE: &str =
@@ -147,7 +149,7 @@ pub(crate) fn track_events(table: &str, dialect: Dialect) -> String {
                      BEGIN INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at) \
                      SELECT * FROM (SELECT {row}.society_id, 0, 0, '{resource}', {record} AS record, {action} AS action, \
                      {SQLITE_NOW}) WHERE record IS NOT NULL AND action IS NOT NULL \
-                     {PENDING} DO UPDATE SET action = {COMBINE_SQLITE}; END;\n",
+                     {PENDING} DO UPDATE SET action = {COMBINE_SQLITE} WHERE action IS NOT {COMBINE_SQLITE}; END;\n",
                     resource = source.resource,
                     record = fill(source.record),
                     action = fill(action),
@@ -174,7 +176,8 @@ pub(crate) fn track_events(table: &str, dialect: Dialect) -> String {
                      {POSTGRES_NOW}\n\
                      FROM (SELECT r.society_id, {record} AS record, {action} AS action FROM changed r{join}) c\n\
                      WHERE record IS NOT NULL AND action IS NOT NULL GROUP BY society_id, record\n\
-                     {PENDING} DO UPDATE SET action = {COMBINE_POSTGRES};\n\
+                     {PENDING} DO UPDATE SET action = {COMBINE_POSTGRES} \
+                     WHERE e.action IS DISTINCT FROM {COMBINE_POSTGRES};\n\
                      RETURN NULL;\nEND\n$$;\n\
                      CREATE TRIGGER {name} AFTER {operation} ON {table} REFERENCING {transition} \
                      FOR EACH STATEMENT EXECUTE FUNCTION {name}();\n",
