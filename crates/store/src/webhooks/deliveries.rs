@@ -460,24 +460,19 @@ impl Store {
                 } else if failing.is_some_and(|since| gives_up(since, now)) {
                     // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
                     if disabled.insert(endpoint) {
-                        sqlx::query(
+                        for statement in [
                             "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
                              WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
-                        )
-                        .bind(attempt.society_id)
-                        .bind(attempt.endpoint_id)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                        sqlx::query(
                             "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
                              WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
-                        )
-                        .bind(attempt.society_id)
-                        .bind(attempt.endpoint_id)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
+                        ] {
+                            sqlx::query(statement)
+                                .bind(attempt.society_id)
+                                .bind(attempt.endpoint_id)
+                                .bind(now)
+                                .execute(&mut *tx)
+                                .await?;
+                        }
                     }
                     Recorded::EndpointDisabled
                 } else if gives_up(attempt.created_at, now) {
