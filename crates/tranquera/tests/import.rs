@@ -482,6 +482,22 @@ on_both_backends! {
         assert!(report.contains("it has 250 problems"), "{report}");
     }
 
+    async fn every_event_of_a_large_import_gets_its_payload(operator) {
+        operator.import("farmers", &sample("farmers"));
+        operator.import("establishments", &sample("establishments"));
+        // More records than the commit renders at a time.
+        let mut rows = String::from("external_code,establishment_external_code,name,area\n");
+        for n in 0..5_000 {
+            rows.push_str(&format!("E-{n},PY-EST-0002,Lote {n},{}\n", 1 + n % 90));
+        }
+        let summary = operator.import("plots", &operator.write("large.csv", &rows));
+        assert_eq!(summary, "plots: 5000 created, 0 updated, 0 unchanged, 0 deleted.");
+        let events = "SELECT COUNT(*) FROM events WHERE society_id = $1 AND resource = 'plot' AND action = 'created' \
+                      AND payload LIKE '{\"id\":%'";
+        assert_eq!(operator.integers(events).await, [5_000]);
+        assert_eq!(operator.integers("SELECT COUNT(*) FROM events WHERE payload IS NULL AND society_id >= $1 - $1").await, [0]);
+    }
+
     async fn reports_speak_the_operators_language(operator) {
         let file = operator.write("x.csv", "external_code,name\nF-1,\n");
         let spanish = String::from_utf8_lossy(&operator.admin(&["import", "farmers", &file.display().to_string(), "--society", &operator.society.to_string()]).stderr).into_owned();

@@ -222,9 +222,13 @@ macro_rules! renderer {
     };
 }
 
-/// SQLite: one writer at a time, so every event still without a payload is the committing transaction's.
+/// Pending events rendered at a time: an import's commit has a million, which held at once took 770 MB.
+const RENDER_PAGE: usize = 2_000;
+
+/// SQLite: one writer at a time, so every event still without a payload is the committing transaction's; the next
+/// [`RENDER_PAGE`] of them.
 const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
-     FROM events e JOIN societies s ON s.id = e.society_id WHERE e.payload IS NULL";
+     FROM events e JOIN societies s ON s.id = e.society_id WHERE e.payload IS NULL ORDER BY e.id LIMIT $1";
 
 /// SQLite: a known payload is its record's pending event's (`tx` is 0 there).
 const SQLITE_KNOWN: &str = "UPDATE events SET payload = ?1 \
@@ -250,8 +254,10 @@ pub(crate) async fn render_pending_sqlite(
     conn: &mut SqliteConnection,
     known: &[KnownPayload],
 ) -> Result<(), sqlx::Error> {
-    let pending: Vec<Pending> = match known.split_last() {
-        None => sqlx::query_as(SQLITE_PENDING).fetch_all(&mut *conn).await?,
+    let page = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
+    // A writer that hands payloads over writes a few records: what is left of them is one page.
+    let mut pending: Vec<Pending> = match known.split_last() {
+        None => sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?,
         Some((last, others)) => {
             for record in others {
                 sqlx::query(SQLITE_KNOWN)
@@ -275,10 +281,16 @@ pub(crate) async fn render_pending_sqlite(
                 .collect()
         }
     };
-    if pending.is_empty() {
-        return Ok(());
+    while !pending.is_empty() {
+        let full = pending.len() >= RENDER_PAGE;
+        render_rest_sqlite(conn, pending).await?;
+        pending = if full {
+            sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?
+        } else {
+            Vec::new()
+        };
     }
-    render_rest_sqlite(conn, pending).await
+    Ok(())
 }
 
 async fn store_sqlite(
@@ -302,9 +314,9 @@ const POSTGRES_POSITION: &str = "GREATEST(e.position, COALESCE((SELECT max(o.pos
      WHERE o.society_id = e.society_id AND o.resource = e.resource AND o.resource_id = e.resource_id \
      AND o.tx <> e.tx), 0))";
 
-/// PostgreSQL, in one round trip: the known payloads stored, and the committing transaction's other events still
-/// without one (none when it never took an id, i.e. wrote nothing). The main query reads the snapshot from before
-/// the update, hence the exclusion.
+/// PostgreSQL, in one round trip: the known payloads stored, and the first [`RENDER_PAGE`] of the committing
+/// transaction's other events still without one (none when it never took an id, i.e. wrote nothing). The main query
+/// reads the snapshot from before the update, hence the exclusion.
 static POSTGRES_FILL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "WITH filled AS (UPDATE events e SET payload = k.payload, position = {POSTGRES_POSITION} \
@@ -314,26 +326,42 @@ static POSTGRES_FILL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
          SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
          FROM events e JOIN societies s ON s.id = e.society_id \
          WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint \
-         AND e.id NOT IN (SELECT id FROM filled)"
+         AND e.id NOT IN (SELECT id FROM filled) ORDER BY e.id LIMIT $5"
     )
 });
+
+/// PostgreSQL: the next [`RENDER_PAGE`] of the committing transaction's events still without a payload.
+const POSTGRES_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
+     FROM events e JOIN societies s ON s.id = e.society_id \
+     WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint ORDER BY e.id LIMIT $1";
 
 /// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
 pub(crate) async fn render_pending_postgres(
     conn: &mut PgConnection,
     known: &[KnownPayload],
 ) -> Result<(), sqlx::Error> {
-    let pending: Vec<Pending> = sqlx::query_as(&POSTGRES_FILL)
+    let page = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
+    let mut pending: Vec<Pending> = sqlx::query_as(&POSTGRES_FILL)
         .bind(known.iter().map(|record| record.society_id).collect::<Vec<_>>())
         .bind(known.iter().map(|record| record.resource).collect::<Vec<_>>())
         .bind(known.iter().map(|record| record.id).collect::<Vec<_>>())
         .bind(known.iter().map(|record| record.payload.as_str()).collect::<Vec<_>>())
+        .bind(page)
         .fetch_all(&mut *conn)
         .await?;
-    if pending.is_empty() {
-        return Ok(());
+    while !pending.is_empty() {
+        let full = pending.len() >= RENDER_PAGE;
+        postgres::render_rest_postgres(conn, pending).await?;
+        pending = if full {
+            sqlx::query_as(POSTGRES_PENDING)
+                .bind(page)
+                .fetch_all(&mut *conn)
+                .await?
+        } else {
+            Vec::new()
+        };
     }
-    postgres::render_rest_postgres(conn, pending).await
+    Ok(())
 }
 
 async fn store_postgres(
