@@ -217,6 +217,13 @@ impl Load {
                     }
                 }
                 let deleted = execute!(tx, statements.delete(now));
+                if dialect == Dialect::Postgres {
+                    // The commit reads back each written record for its event. PostgreSQL's statistics still
+                    // describe the tables as they were before the load, and with them it scanned every record of the
+                    // society for each few hundred it read: a million plots took minutes. A table's owner refreshes
+                    // them here; anyone else gets a warning and the old plans.
+                    sqlx::raw_sql(&format!("ANALYZE {}, events", resource.table)).execute(&mut *tx).await?;
+                }
                 if problems.is_empty() {
                     tx.commit().await?;
                     let created = (self.staged - self.deletions).saturating_sub(existing);
