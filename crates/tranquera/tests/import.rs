@@ -260,6 +260,20 @@ impl Operator {
     }
 }
 
+/// The JSON answer to the integrator's `GET` of `path`.
+async fn get(base: &str, token: &str, path: &str) -> Value {
+    reqwest::Client::new()
+        .get(format!("{base}{path}"))
+        .header("X-SVC-SYSTEM-ID", "8")
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON")
+}
+
 /// Runs each test on SQLite and on PostgreSQL.
 macro_rules! on_both_backends {
     ($(async fn $name:ident($operator:ident) $body:block)*) => {
@@ -496,6 +510,45 @@ on_both_backends! {
                       AND payload LIKE '{\"id\":%'";
         assert_eq!(operator.integers(events).await, [5_000]);
         assert_eq!(operator.integers("SELECT COUNT(*) FROM events WHERE payload IS NULL AND society_id >= $1 - $1").await, [0]);
+    }
+
+    async fn an_imports_creations_updates_and_deletions_are_events_with_the_records_as_read(operator) {
+        operator.load_samples();
+        let base = operator.serve().await;
+        let (token, _) = operator.login(&base).await;
+        let feed = "/api/v3/third_party/events?types=plot.created,plot.updated,plot.deleted&size=100";
+        let cursor = get(&base, &token, feed).await["next_cursor"].as_str().expect("a cursor").to_owned();
+        let changes = operator.write(
+            "changes.csv",
+            "external_code,establishment_external_code,name,area\n\
+             PY-LOT-0003,PY-EST-0001,Lote 3 - Bajo del arroyo,97.15\nPY-LOT-0100,PY-EST-0002,Lote 100,12.5\n",
+        );
+        assert_eq!(operator.import("plots", &changes), "plots: 1 created, 1 updated, 0 unchanged, 0 deleted.");
+        let mut read = Vec::new();
+        for code in ["PY-LOT-0100", "PY-LOT-0003"] {
+            let sql = format!("SELECT id FROM plots WHERE society_id = $1 AND external_code = '{code}'");
+            let id = operator.integers(&sql).await[0];
+            read.push(get(&base, &token, &format!("/api/v3/third_party/plots/{id}")).await);
+        }
+        let (created, updated) = (read[0].clone(), read[1].clone());
+        let gone = operator.write("gone.csv", "external_code,deleted\nPY-LOT-0100,1\n");
+        assert_eq!(operator.import("plots", &gone), "plots: 0 created, 0 updated, 0 unchanged, 1 deleted.");
+        let page = get(&base, &token, &format!("{feed}&after={cursor}")).await;
+        let events: Vec<(String, Value)> = page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|event| (event["type"].as_str().unwrap_or_default().to_owned(), event["data"].clone()))
+            .collect();
+        assert_eq!(events.len(), 3, "{events:?}");
+        let (kinds, data): (Vec<_>, Vec<_>) = events.into_iter().unzip();
+        // PY-LOT-0003 comes first in the file and by id, whichever of the two orders a backend keeps.
+        assert_eq!(kinds[..2], ["plot.updated", "plot.created"]);
+        assert_eq!(data[0], updated, "the updated record as its read shows it");
+        assert_eq!(data[1], created, "the created record as its read shows it");
+        assert_eq!(kinds[2], "plot.deleted");
+        assert_eq!(data[2]["id"], created["id"]);
+        assert!(data[2]["deleted_at"].is_string(), "{:?}", data[2]);
     }
 
     async fn reports_speak_the_operators_language(operator) {

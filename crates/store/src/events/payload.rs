@@ -116,41 +116,52 @@ macro_rules! renderer {
                 let mut ids: Vec<i64> = events.iter().map(|event| event.resource_id).collect();
                 ids.sort_unstable();
                 ids.dedup();
-                let rendered = match resource {
-                    "farmer" => rows::<FarmersV3>(conn, society_id, &ids, &render).await?,
-                    "establishment" => rows::<Establishments>(conn, society_id, &ids, &render).await?,
-                    "plot" => rows::<PlotsV3>(conn, society_id, &ids, &render).await?,
-                    "tag" => rows::<Tags>(conn, society_id, &ids, &render).await?,
-                    "master_campaign" => rows::<MasterCampaigns>(conn, society_id, &ids, &render).await?,
-                    "campaign" => rows::<Campaigns>(conn, society_id, &ids, &render).await?,
-                    "cultivation" => rows::<Cultivations>(conn, society_id, &ids, &render).await?,
-                    "contractor" => rows::<Contractors>(conn, society_id, &ids, &render).await?,
-                    "machine" => rows::<Machines>(conn, society_id, &ids, &render).await?,
-                    "applicator" => rows::<Applicators>(conn, society_id, &ids, &render).await?,
-                    "warehouse" => rows::<Warehouses>(conn, society_id, &ids, &render).await?,
-                    "work_order" => work_orders(conn, society_id, &ids, &render).await?,
-                    "scouting" => rows::<Scoutings>(conn, society_id, &ids, &render).await?,
-                    "scouting_measure" => rows::<ScoutingMeasures>(conn, society_id, &ids, &render).await?,
-                    "waypoint" => rows::<Waypoints>(conn, society_id, &ids, &render).await?,
-                    "progress" => rows::<ProgressReports>(conn, society_id, &ids, &render).await?,
-                    "field_control" => rows::<FertilizationControls>(conn, society_id, &ids, &render).await?,
-                    "external_system" => rows::<ExternalSystems>(conn, society_id, &ids, &render).await?,
-                    "external_plot_association" => {
-                        rows::<ExternalPlotAssociations>(conn, society_id, &ids, &render).await?
-                    }
-                    "silobag" => rows::<Silobags>(conn, society_id, &ids, &render).await?,
-                    "silobag_campaign" => rows::<SilobagCampaigns>(conn, society_id, &ids, &render).await?,
-                    "weather_anomaly" => rows::<WeatherAnomalies>(conn, society_id, &ids, &render).await?,
-                    "device" => rows::<Devices>(conn, society_id, &ids, &render).await?,
-                    "device_event" => rows::<DeviceEvents>(conn, society_id, &ids, &render).await?,
-                    "job" => rows::<ObjectiveYieldJobs>(conn, society_id, &ids, &render).await?,
-                    "webhook_endpoint" => rows::<WebhookEndpoints>(conn, society_id, &ids, &render).await?,
-                    _ => BTreeMap::new(),
-                };
+                let rendered = records_rendered(conn, society_id, resource, &ids, &render).await?;
                 let payloads = payloads(&events, &rendered, &render)?;
                 $store(conn, society_id, payloads).await?;
             }
             Ok(())
+        }
+
+        /// The records `ids` of `resource` in `society_id`, rendered, by id; none of a resource without a read.
+        $vis async fn records_rendered(
+            conn: &mut $connection,
+            society_id: i64,
+            resource: &str,
+            ids: &[i64],
+            render: &Render,
+        ) -> Result<BTreeMap<i64, String>, sqlx::Error> {
+            Ok(match resource {
+                    "farmer" => rows::<FarmersV3>(conn, society_id, ids, render).await?,
+                    "establishment" => rows::<Establishments>(conn, society_id, ids, render).await?,
+                    "plot" => rows::<PlotsV3>(conn, society_id, ids, render).await?,
+                    "tag" => rows::<Tags>(conn, society_id, ids, render).await?,
+                    "master_campaign" => rows::<MasterCampaigns>(conn, society_id, ids, render).await?,
+                    "campaign" => rows::<Campaigns>(conn, society_id, ids, render).await?,
+                    "cultivation" => rows::<Cultivations>(conn, society_id, ids, render).await?,
+                    "contractor" => rows::<Contractors>(conn, society_id, ids, render).await?,
+                    "machine" => rows::<Machines>(conn, society_id, ids, render).await?,
+                    "applicator" => rows::<Applicators>(conn, society_id, ids, render).await?,
+                    "warehouse" => rows::<Warehouses>(conn, society_id, ids, render).await?,
+                    "work_order" => work_orders(conn, society_id, ids, render).await?,
+                    "scouting" => rows::<Scoutings>(conn, society_id, ids, render).await?,
+                    "scouting_measure" => rows::<ScoutingMeasures>(conn, society_id, ids, render).await?,
+                    "waypoint" => rows::<Waypoints>(conn, society_id, ids, render).await?,
+                    "progress" => rows::<ProgressReports>(conn, society_id, ids, render).await?,
+                    "field_control" => rows::<FertilizationControls>(conn, society_id, ids, render).await?,
+                    "external_system" => rows::<ExternalSystems>(conn, society_id, ids, render).await?,
+                    "external_plot_association" => {
+                        rows::<ExternalPlotAssociations>(conn, society_id, ids, render).await?
+                    }
+                    "silobag" => rows::<Silobags>(conn, society_id, ids, render).await?,
+                    "silobag_campaign" => rows::<SilobagCampaigns>(conn, society_id, ids, render).await?,
+                    "weather_anomaly" => rows::<WeatherAnomalies>(conn, society_id, ids, render).await?,
+                    "device" => rows::<Devices>(conn, society_id, ids, render).await?,
+                    "device_event" => rows::<DeviceEvents>(conn, society_id, ids, render).await?,
+                    "job" => rows::<ObjectiveYieldJobs>(conn, society_id, ids, render).await?,
+                    "webhook_endpoint" => rows::<WebhookEndpoints>(conn, society_id, ids, render).await?,
+                    _ => BTreeMap::new(),
+            })
         }
 
         /// The records `ids` of resource `R` in `society_id`, rendered, by id.
@@ -402,6 +413,106 @@ async fn store_postgres(
         .bind(society_id)
         .execute(&mut *conn)
         .await?;
+    }
+    Ok(())
+}
+
+/// PostgreSQL: events written whole, with their payloads, for records listed with their action in a table of the
+/// writer's (see [`insert_written_events`]). A created record has no earlier event to follow.
+const POSTGRES_INSERT_WRITTEN: &str = "INSERT INTO events \
+     (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+     SELECT $1, CASE WHEN v.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT max(o.position) \
+     FROM events o WHERE o.society_id = $1 AND o.resource = $2 AND o.resource_id = v.id), 0)) END, \
+     x.tx, $2, v.id, v.action, $3, v.payload \
+     FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, \
+     unnest($4::bigint[], $5::text[], $6::text[]) AS v(id, action, payload) ORDER BY v.id";
+
+/// A connection on which a writer can give the records it wrote with capture paused their events itself.
+pub(crate) trait WrittenEvents {
+    /// Writes the events of the records of `resource` in `society_id` that the transaction on this connection wrote
+    /// with capture paused, listed with their action (`created`, `updated` or `deleted`) in table `written` (`id`,
+    /// `action`), all stamped `occurred_at`.
+    async fn insert_written_events(
+        &mut self,
+        society_id: i64,
+        resource: &'static str,
+        written: &str,
+        occurred_at: i64,
+    ) -> Result<(), sqlx::Error>;
+}
+
+/// SQLite's writers never pause capture to list what they wrote (see `import::sql::Statements::own_events`): its row
+/// triggers have written every pending event, and the commit renders them.
+impl WrittenEvents for SqliteConnection {
+    async fn insert_written_events(&mut self, _: i64, _: &'static str, _: &str, _: i64) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+}
+
+/// PostgreSQL: each event is inserted with its payload, [`RENDER_PAGE`] at a time. An operator's import takes this
+/// path: the triggers' pending event, then its payload's update, cost twice a record's own write on a million-row
+/// file.
+impl WrittenEvents for PgConnection {
+    async fn insert_written_events(
+        &mut self,
+        society_id: i64,
+        resource: &'static str,
+        written: &str,
+        occurred_at: i64,
+    ) -> Result<(), sqlx::Error> {
+        insert_written_events_postgres(self, society_id, resource, written, occurred_at).await
+    }
+}
+
+async fn insert_written_events_postgres(
+    conn: &mut PgConnection,
+    society_id: i64,
+    resource: &'static str,
+    written: &str,
+    occurred_at: i64,
+) -> Result<(), sqlx::Error> {
+    let (time_zone,): (String,) = sqlx::query_as("SELECT time_zone FROM societies WHERE id = $1")
+        .bind(society_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let render = Render::new(time_zone.parse().unwrap_or(chrono_tz::Tz::UTC));
+    let next_page = format!("SELECT id, action FROM {written} WHERE id > $1 ORDER BY id LIMIT $2");
+    let page_size = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
+    let mut after = 0;
+    loop {
+        let page: Vec<(i64, String)> = sqlx::query_as(&next_page)
+            .bind(after)
+            .bind(page_size)
+            .fetch_all(&mut *conn)
+            .await?;
+        let Some(&(last, _)) = page.last() else { break };
+        after = last;
+        let full = page.len() >= RENDER_PAGE;
+        let (ids, actions): (Vec<i64>, Vec<String>) = page.into_iter().unzip();
+        let mut rendered = postgres::records_rendered(conn, society_id, resource, &ids, &render).await?;
+        let payloads = ids
+            .iter()
+            .map(|id| match rendered.remove(id) {
+                Some(payload) => Ok(payload),
+                None => serde_json::to_string(&Gone {
+                    id: *id,
+                    deleted_at: render.at(occurred_at),
+                })
+                .map_err(encode),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        sqlx::query(POSTGRES_INSERT_WRITTEN)
+            .bind(society_id)
+            .bind(resource)
+            .bind(occurred_at)
+            .bind(ids)
+            .bind(actions)
+            .bind(payloads)
+            .execute(&mut *conn)
+            .await?;
+        if !full {
+            break;
+        }
     }
     Ok(())
 }

@@ -101,6 +101,13 @@ pub(crate) const EVENT_SOURCES: &[EventSource] = &[
     },
 ];
 
+/// The resource of `table` when its rows are records of their own (not a line or a link of another record).
+pub(crate) fn own_resource(table: &str) -> Option<&'static str> {
+    source(table)
+        .filter(|source| source.record == "{new}.id")
+        .map(|source| source.resource)
+}
+
 /// The declaration of `table`.
 pub(crate) fn source(table: &str) -> Option<&'static EventSource> {
     EVENT_SOURCES.iter().find(|source| source.table == table)

@@ -6,10 +6,11 @@ use domain::{Refusal, Rule, Violation};
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection as _, Postgres, Sqlite};
 
-use super::sql::{ProblemQuery, Statements, STAGING};
+use super::sql::{ProblemQuery, Statements, STAGING, WRITTEN};
 use super::{ImportResource, Owner};
 use crate::bulk::insert_statements;
 use crate::db::{bind_args, Db, Dialect, Sql, WriteTx};
+use crate::events::{pause_capture, WrittenEvents as _};
 use crate::{now_millis, Store, StoreError};
 
 /// A connection of either backend, held for the whole import: its temporary table is its own.
@@ -153,7 +154,14 @@ impl Load {
         let statements = &self.statements;
         let dialect = statements.dialect;
         let resource = statements.resource;
-        let dependants = store.dependants().await?.of(resource.table).to_vec();
+        // A file that deletes nothing skips the deletions' locks, checks and statement: each reads the whole staging
+        // table, seconds on a million rows.
+        let deletes = self.deletions > 0;
+        let dependants = if deletes {
+            store.dependants().await?.of(resource.table).to_vec()
+        } else {
+            Vec::new()
+        };
         let now = now_millis();
         let begin = match dialect {
             Dialect::Sqlite => "BEGIN IMMEDIATE",
@@ -185,7 +193,7 @@ impl Load {
                     unknown_reference(&column.field.columns(), found)
                 });
             }
-            if let Some(lock) = statements.lock_deletions() {
+            if let Some(lock) = statements.lock_deletions().filter(|_| deletes) {
                 fetch!(tx, (i64,), lock);
             }
             for dependant in &dependants {
@@ -200,14 +208,23 @@ impl Load {
             } else {
                 let (existing,): (i64,) = fetch!(tx, (i64,), statements.existing()).pop().unwrap_or((0,));
                 let existing = u64::try_from(existing).unwrap_or(0);
+                let own_events = statements.own_events();
+                let listed = |sql: Sql, deletions: bool| match own_events {
+                    Some(_) => statements.listing_written(sql, deletions),
+                    None => sql,
+                };
+                if own_events.is_some() {
+                    sqlx::raw_sql(&statements.create_written()).execute(&mut *tx).await?;
+                    sqlx::raw_sql(pause_capture(dialect).0).execute(&mut *tx).await?;
+                }
                 let mut changed = 0;
                 match statements.self_reference() {
-                    None => changed += execute!(tx, statements.upsert(present, now, None)),
+                    None => changed += execute!(tx, listed(statements.upsert(present, now, None), false)),
                     Some(index) => {
                         // A record the file names as another's parent is written in a round before that other.
                         let mut pass = 1;
                         while execute!(tx, statements.next_pass(index, pass)) > 0 {
-                            changed += execute!(tx, statements.upsert(present, now, Some(pass)));
+                            changed += execute!(tx, listed(statements.upsert(present, now, Some(pass)), false));
                             pass += 1;
                         }
                         check!(tx, problems, statements.unplaced(index), (i64, Option<String>), |(row, code): (i64, Option<String>)| {
@@ -216,13 +233,21 @@ impl Load {
                         });
                     }
                 }
-                let deleted = execute!(tx, statements.delete(now));
+                let deleted = if deletes {
+                    execute!(tx, listed(statements.delete(now), true))
+                } else {
+                    0
+                };
                 if dialect == Dialect::Postgres {
-                    // The commit reads back each written record for its event. PostgreSQL's statistics still
-                    // describe the tables as they were before the load, and with them it scanned every record of the
-                    // society for each few hundred it read: a million plots took minutes. A table's owner refreshes
-                    // them here; anyone else gets a warning and the old plans.
-                    sqlx::raw_sql(&format!("ANALYZE {}, events", resource.table)).execute(&mut *tx).await?;
+                    // The events read back each written record. PostgreSQL's statistics still describe the table as
+                    // it was before the load, and with them it scanned every record of the society for each few
+                    // hundred it read: a million plots took minutes. A table's owner refreshes them here; anyone
+                    // else gets a warning and the old plans.
+                    sqlx::raw_sql(&format!("ANALYZE {}", resource.table)).execute(&mut *tx).await?;
+                }
+                if let Some((society_id, events_resource)) = own_events {
+                    sqlx::raw_sql(pause_capture(dialect).1).execute(&mut *tx).await?;
+                    tx.insert_written_events(society_id, events_resource, WRITTEN, now).await?;
                 }
                 if problems.is_empty() {
                     tx.commit().await?;
@@ -242,7 +267,9 @@ impl Load {
             }
         });
         with_connection!(&mut self.connection, conn => {
-            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}")).execute(&mut **conn).await?;
+            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}; DROP TABLE IF EXISTS {WRITTEN}"))
+                .execute(&mut **conn)
+                .await?;
         });
         Ok(outcome)
     }

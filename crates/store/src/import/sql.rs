@@ -13,6 +13,10 @@ use crate::dependants::Dependant;
 /// The staging table: temporary, private to the import's connection.
 pub(super) const STAGING: &str = "import_staging";
 
+/// The temporary table where an import that writes its own events (see [`Statements::own_events`]) lists the records
+/// it wrote, with their action.
+pub(super) const WRITTEN: &str = "import_written";
+
 /// Statements of one import of `resource` for `owner`.
 pub(super) struct Statements {
     pub resource: &'static ImportResource,
@@ -423,6 +427,44 @@ impl Statements {
         }
         sql.push(" WHERE s.deleted GROUP BY s.row_number");
         ProblemQuery(sql)
+    }
+
+    /// On PostgreSQL, the society and resource whose events this import writes itself, with their payloads, while
+    /// capture is paused: the triggers' pending event and its later payload update cost twice the record's own write,
+    /// which on a million-row file broke the minute. SQLite's row triggers cost far less, and keep their work there.
+    pub fn own_events(&self) -> Option<(i64, &'static str)> {
+        match (&self.owner, self.dialect) {
+            (Owner::Society { id, .. }, Dialect::Postgres) => {
+                crate::events::own_resource(self.resource.table).map(|resource| (*id, resource))
+            }
+            _ => None,
+        }
+    }
+
+    /// Makes the table of written records (see [`Statements::own_events`]).
+    pub fn create_written(&self) -> String {
+        format!("CREATE TEMP TABLE {WRITTEN} (id BIGINT PRIMARY KEY, action TEXT NOT NULL)")
+    }
+
+    /// Write statement `sql`, an upsert or (`deletions`) a deletion, with each record it writes listed in the table
+    /// of written records; it still answers how many it wrote. An upserted row is new when its `xmax` is 0.
+    pub fn listing_written(&self, sql: Sql, deletions: bool) -> Sql {
+        let (returning, action) = if deletions {
+            ("id", "'deleted'")
+        } else {
+            (
+                "id, xmax = 0 AS created",
+                "CASE WHEN created THEN 'created' ELSE 'updated' END",
+            )
+        };
+        Sql {
+            text: format!(
+                "WITH written AS ({} RETURNING {returning}) INSERT INTO {WRITTEN} (id, action) \
+                 SELECT id, {action} FROM written ON CONFLICT (id) DO UPDATE SET action = excluded.action",
+                sql.text
+            ),
+            args: sql.args,
+        }
     }
 
     /// Deletes the live records the file marks deleted, stamped `now`.
