@@ -460,61 +460,51 @@ impl WrittenEvents for PgConnection {
         written: &str,
         occurred_at: i64,
     ) -> Result<(), sqlx::Error> {
-        insert_written_events_postgres(self, society_id, resource, written, occurred_at).await
-    }
-}
-
-async fn insert_written_events_postgres(
-    conn: &mut PgConnection,
-    society_id: i64,
-    resource: &'static str,
-    written: &str,
-    occurred_at: i64,
-) -> Result<(), sqlx::Error> {
-    let (time_zone,): (String,) = sqlx::query_as("SELECT time_zone FROM societies WHERE id = $1")
-        .bind(society_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    let render = Render::new(time_zone.parse().unwrap_or(chrono_tz::Tz::UTC));
-    let next_page = format!("SELECT id, action FROM {written} WHERE id > $1 ORDER BY id LIMIT $2");
-    let page_size = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
-    let mut after = 0;
-    loop {
-        let page: Vec<(i64, String)> = sqlx::query_as(&next_page)
-            .bind(after)
-            .bind(page_size)
-            .fetch_all(&mut *conn)
-            .await?;
-        let Some(&(last, _)) = page.last() else { break };
-        after = last;
-        let full = page.len() >= RENDER_PAGE;
-        let (ids, actions): (Vec<i64>, Vec<String>) = page.into_iter().unzip();
-        let mut rendered = postgres::records_rendered(conn, society_id, resource, &ids, &render).await?;
-        let payloads = ids
-            .iter()
-            .map(|id| match rendered.remove(id) {
-                Some(payload) => Ok(payload),
-                None => serde_json::to_string(&Gone {
-                    id: *id,
-                    deleted_at: render.at(occurred_at),
-                })
-                .map_err(encode),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        sqlx::query(POSTGRES_INSERT_WRITTEN)
+        let (time_zone,): (String,) = sqlx::query_as("SELECT time_zone FROM societies WHERE id = $1")
             .bind(society_id)
-            .bind(resource)
-            .bind(occurred_at)
-            .bind(ids)
-            .bind(actions)
-            .bind(payloads)
-            .execute(&mut *conn)
+            .fetch_one(&mut *self)
             .await?;
-        if !full {
-            break;
+        let render = Render::new(time_zone.parse().unwrap_or(chrono_tz::Tz::UTC));
+        let next_page = format!("SELECT id, action FROM {written} WHERE id > $1 ORDER BY id LIMIT $2");
+        let page_size = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
+        let mut after = 0;
+        loop {
+            let page: Vec<(i64, String)> = sqlx::query_as(&next_page)
+                .bind(after)
+                .bind(page_size)
+                .fetch_all(&mut *self)
+                .await?;
+            let Some(&(last, _)) = page.last() else { break };
+            after = last;
+            let full = page.len() >= RENDER_PAGE;
+            let (ids, actions): (Vec<i64>, Vec<String>) = page.into_iter().unzip();
+            let mut rendered = postgres::records_rendered(self, society_id, resource, &ids, &render).await?;
+            let payloads = ids
+                .iter()
+                .map(|id| match rendered.remove(id) {
+                    Some(payload) => Ok(payload),
+                    None => serde_json::to_string(&Gone {
+                        id: *id,
+                        deleted_at: render.at(occurred_at),
+                    })
+                    .map_err(encode),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            sqlx::query(POSTGRES_INSERT_WRITTEN)
+                .bind(society_id)
+                .bind(resource)
+                .bind(occurred_at)
+                .bind(ids)
+                .bind(actions)
+                .bind(payloads)
+                .execute(&mut *self)
+                .await?;
+            if !full {
+                break;
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 renderer!(render_rest_sqlite, SqliteConnection, store_sqlite);
