@@ -51,6 +51,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
     (13, "events", include_str!("migrations/0013_events.sql")),
     (14, "webhooks", include_str!("migrations/0014_webhooks.sql")),
+    (
+        15,
+        "event_line_probes",
+        include_str!("migrations/0015_event_line_probes.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -285,6 +290,8 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
                 track_reference(table, dialect)
             } else if let Some(table) = tracked("{track_events:") {
                 crate::events::track_events(table, dialect)
+            } else if let Some(table) = tracked("{track_events_again:") {
+                crate::events::track_events_again(table, dialect)
             } else {
                 format!("{line}\n")
             }

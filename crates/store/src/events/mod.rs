@@ -10,4 +10,4 @@ pub use feed::{FeedPage, FeedRefusal, StoredEvent};
 pub(crate) use payload::{render_pending_postgres, render_pending_sqlite, KnownPayload, WrittenEvents};
 #[cfg(test)]
 pub(crate) use sources::EVENT_SOURCES;
-pub(crate) use sources::{own_resource, pause_capture, track_events};
+pub(crate) use sources::{own_resource, pause_capture, track_events, track_events_again};
