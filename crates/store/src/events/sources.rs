@@ -153,7 +153,7 @@ pub(crate) fn track_events(table: &str, dialect: Dialect) -> String {
                 let fill = |text: &str| text.replace("{new}", row).replace("{old}", "OLD");
                 // A line's or a link's `updated` never changes its record's pending event (`updated` sorts after every
                 // other action), so its trigger only looks for one: a work order's 25 lines and links no longer each
-                // go through an `INSERT … ON CONFLICT` that changes nothing (creates per core +8 %).
+                // go through an `INSERT … ON CONFLICT` that changes nothing (creates per core +5 %).
                 let pending = match source.update {
                     Some(_) => String::new(),
                     None => format!(

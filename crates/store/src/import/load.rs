@@ -238,18 +238,18 @@ impl Load {
                 } else {
                     0
                 };
-                if dialect == Dialect::Postgres {
-                    // The events read back each written record. PostgreSQL's statistics still describe the table as
-                    // it was before the load, and with them it scanned every record of the society for each few
-                    // hundred it read: a million plots took minutes. A table's owner refreshes them here; anyone
-                    // else gets a warning and the old plans.
-                    sqlx::raw_sql(&format!("ANALYZE {}", resource.table)).execute(&mut *tx).await?;
-                }
-                if let Some((society_id, events_resource)) = own_events {
-                    sqlx::raw_sql(pause_capture(dialect).1).execute(&mut *tx).await?;
-                    tx.insert_written_events(society_id, events_resource, WRITTEN, now).await?;
-                }
                 if problems.is_empty() {
+                    if dialect == Dialect::Postgres {
+                        // The events read back each written record. PostgreSQL's statistics still describe the table
+                        // as it was before the load, and with them it scanned every record of the society for each
+                        // few hundred it read: a million plots took minutes. A table's owner refreshes them here;
+                        // anyone else gets a warning and the old plans.
+                        sqlx::raw_sql(&format!("ANALYZE {}", resource.table)).execute(&mut *tx).await?;
+                    }
+                    if let Some((society_id, events_resource)) = own_events {
+                        sqlx::raw_sql(pause_capture(dialect).1).execute(&mut *tx).await?;
+                        tx.insert_written_events(society_id, events_resource, WRITTEN, now).await?;
+                    }
                     tx.commit().await?;
                     let created = (self.staged - self.deletions).saturating_sub(existing);
                     let updated = changed.saturating_sub(created);
