@@ -340,16 +340,7 @@ on_both_backends! {
         let same_id = |rows: &[String]| rows.iter().find(|r| r.starts_with("plots PY-LOT-0003 ")).map(|r| r.split(' ').nth(2).map(str::to_owned));
         assert_eq!(same_id(&before), same_id(&after), "updated in place");
         assert_ne!(operator.login(&base).await.1, sync_check, "syncCheck moved");
-        let plot: Value = reqwest::Client::new()
-            .get(format!("{base}/api/v2/third_party/plots"))
-            .header("X-SVC-SYSTEM-ID", "8")
-            .bearer_auth(&token)
-            .send()
-            .await
-            .expect("GET")
-            .json()
-            .await
-            .expect("JSON");
+        let plot = get(&base, &token, "/api/v2/third_party/plots").await;
         let listed = plot["items"].as_array().expect("items").iter().find(|p| p["external_code"] == "PY-LOT-0003").cloned();
         assert_eq!(listed.map(|p| (p["name"].clone(), p["area"].clone())), Some((json!("Lote 3 - Bajo del arroyo"), json!("97.15"))));
     }
