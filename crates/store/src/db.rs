@@ -10,7 +10,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::durability::WalSync;
-use crate::events::KnownPayload;
+use crate::events::OwnEvent;
 use crate::inline::InlineReader;
 use crate::pg_point::PgPointReader;
 use crate::StoreError;
@@ -136,23 +136,45 @@ pub(crate) trait BeginWrite {
     fn begin_write(
         &self,
     ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
+
+    /// Begins a transaction that will write records it renders itself, and hand each one's event over
+    /// ([`WriteTx::event`]) instead of the triggers capturing it: capture is paused from its first statement, in the
+    /// same round trip as its `BEGIN`.
+    fn begin_write_own_events(
+        &self,
+    ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
 }
 
 impl BeginWrite for SqlitePool {
     type Database = sqlx::Sqlite;
 
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
-        // sqlx checks a custom BEGIN took effect after the worker ran it, at an await of its own: a caller cancelled
-        // there (a request whose client left, or that timed out) left the connection inside a transaction no
-        // `Transaction` owned, and every later write failed ("begin_with at non-zero transaction depth"). Begun on a
-        // task of its own, the begin always completes, and a transaction nobody awaits any more is dropped, which
-        // rolls it back.
-        let pool = self.clone();
-        let begun = tokio::spawn(async move { pool.begin_with("BEGIN IMMEDIATE").await })
-            .await
-            .map_err(|_| sqlx::Error::WorkerCrashed)??;
-        Ok(WriteTx::new(begun))
+        Ok(WriteTx::new(begin_sqlite(self, "BEGIN IMMEDIATE").await?))
     }
+
+    async fn begin_write_own_events(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
+        let begun = begin_sqlite(self, crate::events::SQLITE_BEGIN_OWN_EVENTS).await?;
+        Ok(WriteTx {
+            own_events: true,
+            ..WriteTx::new(begun)
+        })
+    }
+}
+
+/// A SQLite transaction begun by `statement`.
+async fn begin_sqlite(
+    pool: &SqlitePool,
+    statement: &'static str,
+) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+    // sqlx checks a custom BEGIN took effect after the worker ran it, at an await of its own: a caller cancelled
+    // there (a request whose client left, or that timed out) left the connection inside a transaction no
+    // `Transaction` owned, and every later write failed ("begin_with at non-zero transaction depth"). Begun on a
+    // task of its own, the begin always completes, and a transaction nobody awaits any more is dropped, which
+    // rolls it back.
+    let pool = pool.clone();
+    tokio::spawn(async move { pool.begin_with(statement).await })
+        .await
+        .map_err(|_| sqlx::Error::WorkerCrashed)?
 }
 
 impl BeginWrite for PgPool {
@@ -161,6 +183,14 @@ impl BeginWrite for PgPool {
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
         Ok(WriteTx::new(self.begin().await?))
     }
+
+    async fn begin_write_own_events(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
+        let begun = self.begin_with(crate::events::POSTGRES_BEGIN_OWN_EVENTS).await?;
+        Ok(WriteTx {
+            own_events: true,
+            ..WriteTx::new(begun)
+        })
+    }
 }
 
 /// A transaction that writes. Its `commit` first renders the payload of every event its changes wrote
@@ -168,33 +198,54 @@ impl BeginWrite for PgPool {
 /// store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
 pub(crate) struct WriteTx<'c, DB: sqlx::Database> {
     tx: sqlx::Transaction<'c, DB>,
-    known: Vec<KnownPayload>,
+    /// Begun with capture paused ([`BeginWrite::begin_write_own_events`]): the events are `own`.
+    own_events: bool,
+    own: Vec<OwnEvent>,
 }
 
 impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
     /// Wraps a transaction begun on a connection of its own (an operator's import).
     pub(crate) fn new(tx: sqlx::Transaction<'c, DB>) -> Self {
-        Self { tx, known: Vec::new() }
+        Self {
+            tx,
+            own_events: false,
+            own: Vec::new(),
+        }
     }
 
-    /// Hands `commit` the record `id` of `resource` as the writer has just rendered it from what it wrote, so its
-    /// event's payload need not be read back. Only for a record this transaction will not change again: the
-    /// payload is the record as the transaction leaves it.
-    pub(crate) fn rendered(
+    /// Hands `commit` the event of record `id` of `resource`, with the record as the writer has just rendered it
+    /// from what it wrote: `commit` writes it whole, once. Only in a transaction begun for its own events, and only
+    /// for a record it will not change again.
+    pub(crate) fn event(
         &mut self,
         society_id: i64,
         resource: &'static str,
         id: i64,
+        action: &'static str,
+        occurred_at: i64,
         record: &impl serde::Serialize,
     ) -> Result<(), sqlx::Error> {
         let payload = serde_json::to_string(record).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
-        self.known.push(KnownPayload {
+        self.own.push(OwnEvent {
             society_id,
             resource,
             id,
+            action,
+            occurred_at,
             payload,
         });
         Ok(())
+    }
+
+    /// The events `commit` writes itself. A transaction begun for its own events must hand at least one over (its
+    /// changes are captured by nothing else), and another may hand none (the triggers capture its changes).
+    fn take_own_events(&mut self) -> Result<Vec<OwnEvent>, sqlx::Error> {
+        if self.own_events == self.own.is_empty() {
+            return Err(sqlx::Error::Protocol(
+                "a transaction's own events do not match how it was begun".into(),
+            ));
+        }
+        Ok(std::mem::take(&mut self.own))
     }
 
     /// Rolls back: nothing, events included, is kept.
@@ -218,19 +269,21 @@ impl<DB: sqlx::Database> std::ops::DerefMut for WriteTx<'_, DB> {
 }
 
 impl WriteTx<'_, sqlx::Sqlite> {
-    /// Renders the transaction's events, then commits.
+    /// Writes the transaction's own events and renders the payloads of the others, then commits.
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
-        crate::events::render_pending_sqlite(&mut self.tx, &self.known).await?;
+        let own = self.take_own_events()?;
+        crate::events::render_pending_sqlite(&mut self.tx, own).await?;
         self.tx.commit().await
     }
 }
 
 impl WriteTx<'_, sqlx::Postgres> {
-    /// Renders the transaction's events, then commits.
+    /// Writes the transaction's own events and renders the payloads of the others, then commits.
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
-        crate::events::render_pending_postgres(&mut self.tx, &self.known).await?;
+        let own = self.take_own_events()?;
+        crate::events::render_pending_postgres(&mut self.tx, own).await?;
         self.tx.commit().await
     }
 }

@@ -7,7 +7,10 @@ mod payload;
 mod sources;
 
 pub use feed::{FeedPage, FeedRefusal, StoredEvent};
-pub(crate) use payload::{render_pending_postgres, render_pending_sqlite, KnownPayload, WrittenEvents};
+pub(crate) use payload::{
+    render_pending_postgres, render_pending_sqlite, OwnEvent, WrittenEvents, POSTGRES_BEGIN_OWN_EVENTS,
+    SQLITE_BEGIN_OWN_EVENTS,
+};
 #[cfg(test)]
 pub(crate) use sources::EVENT_SOURCES;
 pub(crate) use sources::{own_resource, pause_capture, track_events, track_events_again};

@@ -1,8 +1,8 @@
 //! Each event's payload: its record as the resource's read answers it, rendered inside the writing transaction just
 //! before it commits (see [`crate::db::WriteTx`]), so it shows the record as that change left it. A record that no
 //! longer exists is `{"id": …, "deleted_at": …}`. A writer that has just rendered a record from what it wrote (a
-//! work order's answer) hands that rendering over instead ([`crate::db::WriteTx::rendered`]), and the record is not
-//! read back.
+//! work order's answer) pauses capture for its transaction and hands the event over whole instead
+//! ([`crate::db::WriteTx::event`]): it is written once, with its payload, and the record is not read back.
 //!
 //! On PostgreSQL the same statement also places the event after any earlier event of its record: a transaction
 //! that took its id before another but changed the record after that one committed would otherwise sort first.
@@ -42,12 +42,15 @@ struct Pending {
     time_zone: String,
 }
 
-/// A record as its writer rendered it, for its pending event.
+/// An event its writer hands over whole, with the record as it rendered it.
 #[derive(Debug)]
-pub(crate) struct KnownPayload {
+pub(crate) struct OwnEvent {
     pub(crate) society_id: i64,
     pub(crate) resource: &'static str,
     pub(crate) id: i64,
+    /// `created`, `updated` or `deleted`.
+    pub(crate) action: &'static str,
+    pub(crate) occurred_at: i64,
     pub(crate) payload: String,
 }
 
@@ -244,56 +247,45 @@ const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_
      FROM events e JOIN societies s ON s.id = e.society_id WHERE e.tx = 0 AND e.payload IS NULL \
      ORDER BY e.society_id, e.resource, e.resource_id LIMIT $1";
 
-/// SQLite: a known payload is its record's pending event's (`tx` is 0 there).
-const SQLITE_KNOWN: &str = "UPDATE events SET payload = ?1 \
-     WHERE tx = 0 AND society_id = ?2 AND resource = ?3 AND resource_id = ?4 AND payload IS NULL";
+/// SQLite: begins a transaction that writes its own events ([`crate::db::BeginWrite::begin_write_own_events`]). Its
+/// pause is a row of its own (id 2), which its commit removes; a pause of a seed load or an operator's (id 1) stays.
+pub(crate) const SQLITE_BEGIN_OWN_EVENTS: &str =
+    "BEGIN IMMEDIATE; INSERT INTO events_paused (id) VALUES (2) ON CONFLICT (id) DO NOTHING";
 
-/// SQLite: the last known payload stored, and every pending event answered with whether it still lacks one: the two
-/// in one hand-off to sqlx's worker thread.
-const SQLITE_LAST_KNOWN: &str = "UPDATE events SET payload = CASE WHEN society_id = ?2 AND resource = ?3 \
-     AND resource_id = ?4 THEN ?1 END WHERE tx = 0 AND payload IS NULL \
-     RETURNING id, society_id, resource, resource_id, occurred_at, \
-     (SELECT time_zone FROM societies s WHERE s.id = events.society_id) AS time_zone, payload IS NULL AS pending";
-
-/// A pending event as [`SQLITE_LAST_KNOWN`] answers it.
-#[derive(sqlx::FromRow)]
-struct Answered {
-    #[sqlx(flatten)]
-    event: Pending,
-    pending: bool,
-}
-
-/// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
-pub(crate) async fn render_pending_sqlite(
-    conn: &mut SqliteConnection,
-    known: &[KnownPayload],
-) -> Result<(), sqlx::Error> {
+/// Renders the payload of every event the transaction on `conn` wrote, and writes its `own` events whole.
+pub(crate) async fn render_pending_sqlite(conn: &mut SqliteConnection, own: Vec<OwnEvent>) -> Result<(), sqlx::Error> {
     let page = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
-    // A writer that hands payloads over writes a few records: what is left of them is one page.
-    let mut pending: Vec<Pending> = match known.split_last() {
-        None => sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?,
-        Some((last, others)) => {
-            for record in others {
-                sqlx::query(SQLITE_KNOWN)
-                    .bind(&record.payload)
-                    .bind(record.society_id)
-                    .bind(record.resource)
-                    .bind(record.id)
-                    .execute(&mut *conn)
-                    .await?;
+    let mut pending: Vec<Pending> = if own.is_empty() {
+        sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?
+    } else {
+        // One hand-off to sqlx's worker thread: the pause lifted, the events written unless another pause holds,
+        // and whatever else is pending (nothing, unless a change came before the pause).
+        let mut sql = Sql::default();
+        sql.push(
+            "DELETE FROM events_paused WHERE id = 2;\nINSERT INTO events \
+             (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+             SELECT * FROM (VALUES ",
+        );
+        for (index, event) in own.into_iter().enumerate() {
+            if index > 0 {
+                sql.push(", ");
             }
-            let answered: Vec<Answered> = sqlx::query_as(SQLITE_LAST_KNOWN)
-                .bind(&last.payload)
-                .bind(last.society_id)
-                .bind(last.resource)
-                .bind(last.id)
-                .fetch_all(&mut *conn)
-                .await?;
-            answered
-                .into_iter()
-                .filter_map(|answered| answered.pending.then_some(answered.event))
-                .collect()
+            sql.row([
+                Arg::Int(event.society_id),
+                Arg::Int(0),
+                Arg::Int(0),
+                Arg::Text(event.resource.to_owned()),
+                Arg::Int(event.id),
+                Arg::Text(event.action.to_owned()),
+                Arg::Int(event.occurred_at),
+                Arg::Text(event.payload),
+            ]);
         }
+        sql.push(") WHERE NOT EXISTS (SELECT 1 FROM events_paused);\n")
+            .push_with(&SQLITE_PENDING.replace("$1", "?"), &[Arg::Int(page)]);
+        bind_args!(sqlx::query_as(&sql.text), &sql.args)
+            .fetch_all(&mut *conn)
+            .await?
     };
     while !pending.is_empty() {
         let full = pending.len() >= RENDER_PAGE;
@@ -337,44 +329,57 @@ const POSTGRES_POSITION: &str = "GREATEST(e.position, COALESCE((SELECT max(o.pos
      WHERE o.society_id = e.society_id AND o.resource = e.resource AND o.resource_id = e.resource_id \
      AND o.tx <> e.tx), 0))";
 
-/// PostgreSQL, in one round trip: the known payloads stored, and the first [`RENDER_PAGE`] of the committing
-/// transaction's other events still without one (none when it never took an id, i.e. wrote nothing). The main query
-/// reads the snapshot from before the update, hence the exclusion.
-static POSTGRES_FILL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+/// PostgreSQL: begins a transaction that writes its own events ([`crate::db::BeginWrite::begin_write_own_events`]):
+/// capture paused for it, and whether it was paused before (a seed load's or an operator's pause) kept for its commit.
+pub(crate) const POSTGRES_BEGIN_OWN_EVENTS: &str = "BEGIN; \
+     SELECT set_config('tranquera.events_paused_before', COALESCE(current_setting('tranquera.events_paused', true), ''), true); \
+     SELECT set_config('tranquera.events_paused', 'on', true)";
+
+/// PostgreSQL, in one round trip: the transaction's own events written whole (unless capture was paused before it
+/// began), and the first [`RENDER_PAGE`] of its other events still without a payload (none when it never took an id,
+/// i.e. wrote nothing). A record created has no earlier event to follow.
+static POSTGRES_OWN_AND_PENDING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "WITH filled AS (UPDATE events e SET payload = k.payload, position = {POSTGRES_POSITION} \
-         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS k(society_id, resource, resource_id, payload) \
-         WHERE e.tx = pg_current_xact_id_if_assigned()::text::bigint AND e.payload IS NULL \
-         AND e.society_id = k.society_id AND e.resource = k.resource AND e.resource_id = k.resource_id RETURNING e.id) \
-         SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
-         FROM events e JOIN societies s ON s.id = e.society_id \
-         WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint \
-         AND e.id NOT IN (SELECT id FROM filled) ORDER BY e.society_id, e.resource, e.resource_id LIMIT $5"
+        "WITH own AS (INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+         SELECT e.society_id, CASE WHEN e.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT max(o.position) \
+         FROM events o WHERE o.society_id = e.society_id AND o.resource = e.resource AND o.resource_id = e.resource_id), 0)) END, \
+         x.tx, e.resource, e.resource_id, e.action, e.occurred_at, e.payload \
+         FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, \
+         unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[]) \
+         AS e(society_id, resource, resource_id, action, occurred_at, payload) \
+         WHERE current_setting('tranquera.events_paused_before', true) IS DISTINCT FROM 'on') \
+         {POSTGRES_PENDING_SELECT} ORDER BY e.society_id, e.resource, e.resource_id LIMIT $7"
     )
 });
+
+/// PostgreSQL: the committing transaction's events still without a payload.
+const POSTGRES_PENDING_SELECT: &str =
+    "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
+     FROM events e JOIN societies s ON s.id = e.society_id \
+     WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint";
 
 /// PostgreSQL: the next [`RENDER_PAGE`] of the committing transaction's events still without a payload, after the
 /// event of record `($2, $3, $4)`. They are read in the order of index `events_pending`, each page from where the last
 /// one stopped: the index keeps the entries of the events given their payload until the transaction ends, so a page
 /// read from the start (or ordered by id, as it was) went over every event before it, and a million-row import took
 /// nine minutes.
-const POSTGRES_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_id, e.occurred_at, s.time_zone \
-     FROM events e JOIN societies s ON s.id = e.society_id \
-     WHERE e.payload IS NULL AND e.tx = pg_current_xact_id_if_assigned()::text::bigint \
-     AND (e.society_id, e.resource, e.resource_id) > ($2, $3, $4) \
-     ORDER BY e.society_id, e.resource, e.resource_id LIMIT $1";
+static POSTGRES_PENDING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{POSTGRES_PENDING_SELECT} AND (e.society_id, e.resource, e.resource_id) > ($2, $3, $4) \
+         ORDER BY e.society_id, e.resource, e.resource_id LIMIT $1"
+    )
+});
 
-/// Renders the payload of every event the transaction on `conn` wrote, taking the `known` ones as they are.
-pub(crate) async fn render_pending_postgres(
-    conn: &mut PgConnection,
-    known: &[KnownPayload],
-) -> Result<(), sqlx::Error> {
+/// Renders the payload of every event the transaction on `conn` wrote, and writes its `own` events whole.
+pub(crate) async fn render_pending_postgres(conn: &mut PgConnection, own: Vec<OwnEvent>) -> Result<(), sqlx::Error> {
     let page = i64::try_from(RENDER_PAGE).unwrap_or(i64::MAX);
-    let mut pending: Vec<Pending> = sqlx::query_as(&POSTGRES_FILL)
-        .bind(known.iter().map(|record| record.society_id).collect::<Vec<_>>())
-        .bind(known.iter().map(|record| record.resource).collect::<Vec<_>>())
-        .bind(known.iter().map(|record| record.id).collect::<Vec<_>>())
-        .bind(known.iter().map(|record| record.payload.as_str()).collect::<Vec<_>>())
+    let mut pending: Vec<Pending> = sqlx::query_as(&POSTGRES_OWN_AND_PENDING)
+        .bind(own.iter().map(|event| event.society_id).collect::<Vec<_>>())
+        .bind(own.iter().map(|event| event.resource).collect::<Vec<_>>())
+        .bind(own.iter().map(|event| event.id).collect::<Vec<_>>())
+        .bind(own.iter().map(|event| event.action).collect::<Vec<_>>())
+        .bind(own.iter().map(|event| event.occurred_at).collect::<Vec<_>>())
+        .bind(own.into_iter().map(|event| event.payload).collect::<Vec<_>>())
         .bind(page)
         .fetch_all(&mut *conn)
         .await?;
@@ -383,7 +388,7 @@ pub(crate) async fn render_pending_postgres(
         let after = (last.society_id, last.resource.clone(), last.resource_id);
         postgres::render_rest_postgres(conn, pending).await?;
         pending = if full {
-            sqlx::query_as(POSTGRES_PENDING)
+            sqlx::query_as(&POSTGRES_PENDING)
                 .bind(page)
                 .bind(after.0)
                 .bind(after.1)

@@ -430,7 +430,7 @@ impl Store {
         let now = now_millis();
         let state_query = order_state_query(dialect.lock_rows(RowLock::Update));
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write().await?;
+            let mut tx = pool.begin_write_own_events().await?;
             // 1. The order replaced: locked, live, writable, and at the version `If-Match` names.
             let kept = match mode {
                 WriteMode::Create => Kept { active: true, created_at: now },
@@ -504,7 +504,7 @@ impl Store {
                     return self.answer_write_error(error, society_id, external_id, own_id).await;
                 }
             }
-            // 5. The answer, from the rows just written; it is also the payload of the order's event.
+            // 5. The answer, from the rows just written; it is also the payload of the order's event, written whole.
             let (header, supplies, labours) =
                 written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
             let render = scope.render();
@@ -512,7 +512,11 @@ impl Store {
             let written = assemble(vec![header], supplies, labours, &render)
                 .pop()
                 .ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?;
-            tx.rendered(society_id, "work_order", order.id, &written)?;
+            let action = match mode {
+                WriteMode::Create => "created",
+                WriteMode::Replace { .. } => "updated",
+            };
+            tx.event(society_id, "work_order", order.id, action, now, &written)?;
             tx.commit().await?;
             Ok(Ok(Written { order: written, version }))
         })
