@@ -50,6 +50,8 @@ pub struct ServerConfig {
     pub webhooks: WebhooksConfig,
     /// Bytes of list answers kept for repeated requests while their data stands; 0 keeps none.
     pub list_cache_bytes: usize,
+    /// Where `GET /metrics` (Prometheus) is served, apart from the API; `None` serves no metrics and records none.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl Default for ServerConfig {
@@ -67,6 +69,7 @@ impl Default for ServerConfig {
             jobs: JobsConfig::default(),
             webhooks: WebhooksConfig::default(),
             list_cache_bytes: DEFAULT_LIST_CACHE_BYTES,
+            metrics_listen: None,
         }
     }
 }

@@ -11,6 +11,7 @@
 //!   document's schemas.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`ratelimit`]: requests per token and per client address.
+//! - [`metrics`]: Prometheus metrics on a listen address of their own; [`trace_context`]: W3C `traceparent`.
 //! - [`worker`]: the background worker that runs jobs from the database.
 //! - [`webhooks`]: the worker that fans events out to webhook endpoints and delivers them, signed.
 //! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
@@ -31,9 +32,11 @@ pub mod error;
 pub mod extract;
 pub mod i18n;
 pub mod idempotency;
+pub mod metrics;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod trace_context;
 pub mod webhooks;
 pub mod worker;
 
@@ -147,7 +150,7 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
             envelope::require_system_id,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), durable::durable_writes));
-    Ok(Router::new()
+    let router = Router::new()
         .merge(open)
         .merge(api)
         .fallback(envelope::route_not_found)
@@ -168,10 +171,27 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
                 .and_then(|id| id.header_value().to_str().ok())
                 .unwrap_or_default()
                 .to_owned();
-            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+            let trace_id = request
+                .extensions()
+                .get::<trace_context::TraceContext>()
+                .map(|context| context.trace_id.clone())
+                .unwrap_or_default();
+            tracing::info_span!(
+                "request",
+                method = %request.method(),
+                path = %request.uri().path(),
+                request_id,
+                trace_id
+            )
         }))
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .with_state(state))
+        .layer(middleware::from_fn(trace_context::trace_context))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
+    // Outermost, so that it times and counts every answer, refusals and time-outs included.
+    let router = match config.metrics_listen {
+        Some(_) => router.layer(middleware::from_fn(metrics::record_requests)),
+        None => router,
+    };
+    Ok(router.with_state(state))
 }
 
 /// A server bound to its address, ready to run.
@@ -181,6 +201,7 @@ pub struct Application {
     store: Store,
     jobs: worker::JobsConfig,
     webhooks: webhooks::WebhooksConfig,
+    metrics: Option<metrics::MetricsListener>,
     header_read_timeout: Duration,
     shutdown_timeout: Duration,
 }
@@ -192,6 +213,10 @@ impl Application {
         let jobs = config.jobs.clone();
         let webhooks = config.webhooks.clone();
         let (header_read_timeout, shutdown_timeout) = (config.header_read_timeout, config.shutdown_timeout);
+        let metrics = match config.metrics_listen {
+            Some(address) => Some(metrics::MetricsListener::bind(address, store.clone()).await?),
+            None => None,
+        };
         let router = app(store.clone(), config)?;
         Ok(Self {
             listener,
@@ -199,6 +224,7 @@ impl Application {
             store,
             jobs,
             webhooks,
+            metrics,
             header_read_timeout,
             shutdown_timeout,
         })
@@ -209,6 +235,11 @@ impl Application {
         self.listener.local_addr()
     }
 
+    /// The address `GET /metrics` is served on, when it is.
+    pub fn metrics_addr(&self) -> Option<io::Result<SocketAddr>> {
+        self.metrics.as_ref().map(metrics::MetricsListener::local_addr)
+    }
+
     /// Serves until the process is asked to stop (Ctrl-C or SIGTERM), letting requests in flight finish.
     pub async fn run_until_stopped(self) -> io::Result<()> {
         self.run_until(shutdown_signal()).await
@@ -216,7 +247,8 @@ impl Application {
 
     /// Serves until `signal` completes, then stops accepting connections and lets requests in flight finish, for
     /// up to the shutdown time-out.
-    pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+    pub async fn run_until(mut self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let scrapes = self.metrics.take().map(metrics::MetricsListener::spawn);
         let worker = self
             .jobs
             .enabled
@@ -269,7 +301,7 @@ impl Application {
                 tracing::warn!(timeout = ?self.shutdown_timeout, "requests still in flight are dropped");
             }
         }
-        for worker in [worker, deliverer].into_iter().flatten() {
+        for worker in [worker, deliverer, scrapes].into_iter().flatten() {
             worker.abort();
         }
         Ok(())

@@ -262,6 +262,10 @@ pub async fn limit(State(state): State<AppState>, mut request: Request, next: Ne
     let refused = limiters.take(address, bearer_token(request.headers()), &mut readings);
     let mut response = match refused {
         Some(wait) => {
+            // The refusing bucket is the last one read.
+            if let Some(reading) = readings.last() {
+                metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => reading.name).increment(1);
+            }
             let seconds = ceil_secs(wait).max(1);
             ApiError::too_many_requests(Msg::RateLimited(seconds), Duration::from_secs(seconds)).into_response()
         }

@@ -19,6 +19,7 @@
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
 //! - [`import`]: operators' bulk loads and exports of master data, one engine for every importable resource.
 //! - [`webhooks`]: webhook endpoints, and their deliveries from fan-out to the last attempt.
+//! - [`metrics`]: what operators' metrics read of the store: pools, job queue, webhook backlog.
 
 pub mod admin;
 pub mod auth;
@@ -34,6 +35,7 @@ mod inline;
 pub mod jobs;
 pub mod list;
 mod lookups;
+pub mod metrics;
 mod migrate;
 pub mod pages;
 mod pg_point;
@@ -103,7 +105,11 @@ impl WriteStarted {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => {
+            sqlx::Error::PoolTimedOut => {
+                ::metrics::counter!(metrics::ACQUIRE_TIMEOUTS).increment(1);
+                StoreError::Unavailable(Box::new(error))
+            }
+            sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => {
                 StoreError::Unavailable(Box::new(error))
             }
             sqlx::Error::Database(ref database) if database.code().is_some_and(|code| server_went_away(&code)) => {

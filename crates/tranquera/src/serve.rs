@@ -35,6 +35,9 @@ pub async fn run(args: ServeArgs) -> Result<(), Failure> {
     );
     let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
     tracing::info!(address = %app.local_addr()?, "serving the integration API");
+    if let Some(address) = app.metrics_addr() {
+        tracing::info!(address = %address?, "serving Prometheus metrics at /metrics");
+    }
     app.run_until_stopped().await?;
     close(&store).await;
     Ok(())

@@ -139,6 +139,10 @@ pub struct HttpArgs {
     /// Bytes of list answers this process keeps for repeated requests while their data stands; 0 keeps none.
     #[arg(long, env = "TRANQUERA_LIST_CACHE_BYTES", default_value_t = config::DEFAULT_LIST_CACHE_BYTES)]
     pub list_cache_bytes: usize,
+    /// Serve Prometheus metrics at `GET /metrics` on this address (e.g. `127.0.0.1:9464`), apart from the API's
+    /// port; off unless given. Keep it off the public network: it shows the service's traffic and queues.
+    #[arg(long, env = "TRANQUERA_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
     /// Log as JSON lines (for log collectors) instead of text.
     #[arg(long, env = "TRANQUERA_LOG_JSON")]
     pub log_json: bool,
@@ -197,6 +201,7 @@ impl HttpArgs {
                 ..WebhooksConfig::default()
             },
             list_cache_bytes: self.list_cache_bytes,
+            metrics_listen: self.metrics_listen,
         }
     }
 }

@@ -149,6 +149,14 @@ impl Deliverer {
         {
             Ok(outcomes) => {
                 for ((delivery, _), outcome) in attempts.iter().zip(outcomes) {
+                    let label = match outcome {
+                        Recorded::Delivered => "delivered",
+                        Recorded::Retrying(_) => "retrying",
+                        Recorded::GaveUp => "gave_up",
+                        Recorded::EndpointDisabled => "endpoint_disabled",
+                        Recorded::LostLease => "lost_lease",
+                    };
+                    metrics::counter!(crate::metrics::WEBHOOK_ATTEMPTS, "outcome" => label).increment(1);
                     match outcome {
                         Recorded::EndpointDisabled => {
                             tracing::warn!(

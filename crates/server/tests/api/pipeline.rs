@@ -48,6 +48,27 @@ on_both_backends! {
         assert_eq!(given.headers().get("x-request-id").and_then(|v| v.to_str().ok()), Some("erp-trace-42"));
     }
 
+    async fn a_traceparent_is_continued_and_a_request_without_one_starts_a_trace(app) {
+        let traceparent = |response: &reqwest::Response| {
+            response.headers().get("traceparent").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+        };
+        let incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let continued = app.request(Method::GET, "/nowhere").header("traceparent", incoming).send().await.expect("send");
+        let answered = traceparent(&continued);
+        assert!(answered.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-"), "{answered}");
+        assert!(answered.ends_with("-01") && !answered.contains("00f067aa0ba902b7"), "our own span: {answered}");
+        for given in [None, Some("00-not-a-trace-01")] {
+            let mut request = app.client.get(format!("{}/health", app.base));
+            if let Some(given) = given {
+                request = request.header("traceparent", given);
+            }
+            let started = traceparent(&request.send().await.expect("send"));
+            let fields: Vec<&str> = started.split('-').collect();
+            assert_eq!(fields.len(), 4, "{started}");
+            assert_eq!((fields[0], fields[1].len(), fields[2].len(), fields[3]), ("00", 32, 16, "00"), "{started}");
+        }
+    }
+
     async fn the_health_check_needs_no_credentials(app) {
         let response = app.client.get(format!("{}/health", app.base)).send().await.expect("send");
         assert_eq!(response.status(), StatusCode::OK);

@@ -1,0 +1,101 @@
+//! What an operator's metrics read of the store: its pools' connections, the job queue and the webhook backlog
+//! (whole-database figures, no tenant's), and the count of operations that found no free connection.
+
+use std::time::Duration;
+
+use crate::db::{with_reader, Db};
+use crate::{now_millis, Store, StoreError};
+
+/// Database operations that found no free pooled connection within the acquire time-out.
+pub const ACQUIRE_TIMEOUTS: &str = "tranquera_db_acquire_timeouts_total";
+
+/// One connection pool of this process.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolVitals {
+    /// `read` or `write` on SQLite (one writer at a time), `main` on PostgreSQL.
+    pub name: &'static str,
+    /// Connections open.
+    pub open: u32,
+    /// Open connections nobody holds.
+    pub idle: u32,
+    /// The most it opens.
+    pub max: u32,
+}
+
+/// The work waiting in the whole database.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueVitals {
+    /// Jobs no worker has claimed yet.
+    pub jobs_queued: i64,
+    /// How long the oldest of them has waited.
+    pub oldest_job_age: Duration,
+    /// Webhook deliveries not yet made: first attempts and retries.
+    pub deliveries_pending: i64,
+    /// How long the oldest of them has waited.
+    pub oldest_delivery_age: Duration,
+}
+
+/// Age of something created at `created_at` (epoch milliseconds), at `now`.
+fn age(created_at: Option<i64>, now: i64) -> Duration {
+    Duration::from_millis(created_at.map_or(0, |created_at| u64::try_from(now - created_at).unwrap_or(0)))
+}
+
+impl Store {
+    /// This process's connection pools, as they are now.
+    pub fn pool_vitals(&self) -> Vec<PoolVitals> {
+        let vitals = |name, size: u32, idle: usize, max: u32| PoolVitals {
+            name,
+            open: size,
+            idle: u32::try_from(idle).unwrap_or(u32::MAX),
+            max,
+        };
+        match &self.db {
+            Db::Sqlite { read, write, .. } => vec![
+                vitals(
+                    "read",
+                    read.size(),
+                    read.num_idle(),
+                    read.options().get_max_connections(),
+                ),
+                vitals(
+                    "write",
+                    write.size(),
+                    write.num_idle(),
+                    write.options().get_max_connections(),
+                ),
+            ],
+            Db::Postgres { pool, .. } => {
+                vec![vitals(
+                    "main",
+                    pool.size(),
+                    pool.num_idle(),
+                    pool.options().get_max_connections(),
+                )]
+            }
+        }
+    }
+
+    /// The job queue and the webhook backlog, read now.
+    pub async fn queue_vitals(&self) -> Result<QueueVitals, StoreError> {
+        let now = now_millis();
+        let ((jobs_queued, oldest_job), (deliveries_pending, oldest_delivery)): (
+            (i64, Option<i64>),
+            (i64, Option<i64>),
+        ) = with_reader!(&self.db, pool => {
+            let jobs = sqlx::query_as("SELECT count(*), min(created_at) FROM jobs WHERE status = 'pending'")
+                .fetch_one(pool)
+                .await?;
+            let deliveries =
+                sqlx::query_as("SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'")
+                    .fetch_one(pool)
+                    .await?;
+            (jobs, deliveries)
+        });
+        Ok(QueueVitals {
+            jobs_queued,
+            oldest_job_age: age(oldest_job, now),
+            deliveries_pending,
+            oldest_delivery_age: age(oldest_delivery, now),
+        })
+    }
+}

@@ -1,0 +1,135 @@
+//! `GET /metrics` as an operator's Prometheus scrapes it, from the real `tranquera serve` with `--metrics-listen`:
+//! after requests of several kinds (a route with an id, a path no route has, requests past the address's rate
+//! limit), the text passes Prometheus's own `promtool check metrics`, counts requests by route template, and names
+//! no id. The API's port serves no metrics.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use reqwest::StatusCode;
+use testkit::process::{free_port, ServerProcess};
+use testkit::scratch::Scratch;
+
+/// An id no label may show.
+const PLOT_ID: &str = "987654321";
+/// A path segment no label may show.
+const UNKNOWN: &str = "no-such-path-123456789";
+
+/// What `promtool check metrics` says of `text`: `Ok` when it finds no problem.
+fn promtool_check(text: &str) -> Result<(), String> {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| {
+            format!("promtool did not start ({error}): install Debian's prometheus package, as scripts/test does")
+        })?;
+    child
+        .stdin
+        .take()
+        .ok_or("promtool's input")?
+        .write_all(text.as_bytes())
+        .map_err(|error| error.to_string())?;
+    let output = child.wait_with_output().map_err(|error| error.to_string())?;
+    match output.status.success() {
+        true => Ok(()),
+        false => Err(format!(
+            "promtool check metrics failed ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_are_served_apart_by_route_template_and_pass_promtool() {
+    let scratch = Scratch::new("metrics");
+    let database = format!("sqlite://{}", scratch.join("metrics.sqlite").display());
+    let metrics_address = format!("127.0.0.1:{}", free_port());
+    let server = ServerProcess::start(
+        env!("CARGO_BIN_EXE_tranquera").as_ref(),
+        &[
+            "serve",
+            "--database",
+            &database,
+            "--metrics-listen",
+            &metrics_address,
+            "--rate-limit-address",
+            "10",
+            "--rate-limit-address-burst",
+            "10",
+        ],
+        &scratch.join("server.log"),
+    );
+    let client = reqwest::Client::new();
+    let plot = client
+        .get(format!("{}/api/v3/third_party/plots/{PLOT_ID}", server.base))
+        .send()
+        .await
+        .expect("the plot's GET");
+    assert!(plot.status().is_client_error(), "{}", plot.status());
+    let unknown = client
+        .get(format!("{}/{UNKNOWN}", server.base))
+        .send()
+        .await
+        .expect("the unknown path");
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let mut refused = 0;
+    for _ in 0..30 {
+        let answer = client
+            .get(format!("{}/health", server.base))
+            .send()
+            .await
+            .expect("a health check");
+        refused += usize::from(answer.status() == StatusCode::TOO_MANY_REQUESTS);
+    }
+    assert!(refused > 0, "30 requests at once past a burst of 10 were all accepted");
+    let public = client
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .expect("the API's /metrics");
+    assert_ne!(
+        public.status(),
+        StatusCode::OK,
+        "the API's own port must not serve the metrics"
+    );
+
+    let scrape = client
+        .get(format!("http://{metrics_address}/metrics"))
+        .send()
+        .await
+        .expect("the scrape");
+    assert_eq!(scrape.status(), StatusCode::OK);
+    let content_type = scrape.headers()[reqwest::header::CONTENT_TYPE]
+        .to_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(content_type.starts_with("text/plain"), "{content_type}");
+    let text = scrape.text().await.expect("the scrape's text");
+    for expected in [
+        r#"tranquera_http_requests_total{route="/api/v3/third_party/plots/{id}",method="GET",status="#,
+        r#"tranquera_http_requests_total{route="unmatched",method="GET",status="404"}"#,
+        r#"tranquera_http_requests_total{route="/health",method="GET",status="429"}"#,
+        r#"tranquera_http_request_duration_seconds_bucket{route="/health",method="GET",le="0.005"}"#,
+        r#"tranquera_rate_limited_requests_total{limit="address"}"#,
+        r#"tranquera_db_pool_connections{pool="read",state="in_use"}"#,
+        r#"tranquera_db_pool_connections{pool="write",state="idle"}"#,
+        r#"tranquera_db_pool_max_connections{pool="write"} 1"#,
+        "tranquera_jobs_queued 0",
+        "tranquera_jobs_oldest_queued_age_seconds 0",
+        "tranquera_webhook_deliveries_pending 0",
+        r#"tranquera_build_info{version=""#,
+    ] {
+        assert!(text.contains(expected), "the scrape lacks {expected}:\n{text}");
+    }
+    for private in [PLOT_ID, UNKNOWN] {
+        assert!(!text.contains(private), "a label shows {private}:\n{text}");
+    }
+    if let Err(problems) = promtool_check(&text) {
+        panic!("{problems}\n{text}");
+    }
+}
