@@ -29,6 +29,19 @@ def find(results, key, backend=None):
     return None
 
 
+def find_all(results, key, backend):
+    return [result for result in results if result.get("key") == key and result.get("backend") == backend]
+
+
+def pooled(rounds):
+    """Rounds of one scenario as one: their requests over their CPU seconds, their failures added."""
+    cpu = sum(result.get("cpu_s") or 0 for result in rounds)
+    if not rounds or cpu <= 0:
+        return None
+    requests = sum(result["requests"] for result in rounds)
+    return {"per_core": requests / cpu, "non_2xx": sum(result.get("non_2xx", 0) for result in rounds)}
+
+
 def number(value, digits=0):
     if value is None:
         return "–"
@@ -100,10 +113,18 @@ def judge(result, results, ceiling, peer):
     if key == "work_order_create":
         reach = create_reach(result, results) if backend == "postgres" else ""
         return f"≥ 2,000 creates/s, no failures{reach}", result["rps"] >= 2000 and result.get("non_2xx", 0) == 0
+    if key == "work_order_create_events_on":
+        return "", None
     if key == "work_order_create_no_events":
-        return events_cost(result, find(results, "work_order_create", backend))
+        rounds_off = find_all(results, key, backend)
+        if result is not rounds_off[-1]:
+            return "", None
+        target, ok = events_cost(pooled(rounds_off), pooled(find_all(results, "work_order_create_events_on", backend)))
+        return f"{target} (all {len(rounds_off)} rounds)", ok
     if key == "work_order_create_baseline":
-        target, ok = events_cost(result, find(results, "work_order_create", backend))
+        with_events = pooled(find_all(results, "work_order_create_events_on", backend)) or find(
+            results, "work_order_create", backend)
+        target, ok = events_cost(result, with_events)
         return target + " (against the build before the feed)", ok
     if key == "events_feed":
         core = result.get("items_per_s") and per_core(result) and per_core(result) * 1000
@@ -190,7 +211,7 @@ def rows(results):
             ratio(core / ceiling) if core and ceiling else "–",
             ratio(core / peer_core) if core and peer_core else "–",
             target,
-            "" if target == "reference" else verdict(ok),
+            "" if target in ("reference", "") else verdict(ok),
         ])
     for backend in ("sqlite", "postgres"):
         full = find(results, "sync_full", backend)
