@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use domain::NextPagePolicy;
 
+use crate::housekeeping::HousekeepingConfig;
 use crate::ratelimit::RateLimits;
 use crate::webhooks::WebhooksConfig;
 use crate::worker::JobsConfig;
@@ -50,6 +51,8 @@ pub struct ServerConfig {
     pub webhooks: WebhooksConfig,
     /// Bytes of list answers kept for repeated requests while their data stands; 0 keeps none.
     pub list_cache_bytes: usize,
+    /// The periodic purges, and how long what they purge is kept.
+    pub housekeeping: HousekeepingConfig,
     /// Where `GET /metrics` (Prometheus) is served, apart from the API; `None` serves no metrics and records none.
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -69,6 +72,7 @@ impl Default for ServerConfig {
             jobs: JobsConfig::default(),
             webhooks: WebhooksConfig::default(),
             list_cache_bytes: DEFAULT_LIST_CACHE_BYTES,
+            housekeeping: HousekeepingConfig::default(),
             metrics_listen: None,
         }
     }

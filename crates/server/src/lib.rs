@@ -12,7 +12,7 @@
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
 //! - [`ratelimit`]: requests per token and per client address.
 //! - [`metrics`]: Prometheus metrics on a listen address of their own; [`trace_context`]: W3C `traceparent`.
-//! - [`worker`]: the background worker that runs jobs from the database.
+//! - [`worker`]: the background worker that runs jobs from the database; [`housekeeping`]: the periodic purges.
 //! - [`webhooks`]: the worker that fans events out to webhook endpoints and delivers them, signed.
 //! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
@@ -30,6 +30,7 @@ pub mod durable;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod housekeeping;
 pub mod i18n;
 pub mod idempotency;
 pub mod metrics;
@@ -201,6 +202,7 @@ pub struct Application {
     store: Store,
     jobs: worker::JobsConfig,
     webhooks: webhooks::WebhooksConfig,
+    housekeeping: housekeeping::HousekeepingConfig,
     metrics: Option<metrics::MetricsListener>,
     header_read_timeout: Duration,
     shutdown_timeout: Duration,
@@ -212,6 +214,7 @@ impl Application {
         let listener = TcpListener::bind(config.listen).await?;
         let jobs = config.jobs.clone();
         let webhooks = config.webhooks.clone();
+        let housekeeping = config.housekeeping.clone();
         let (header_read_timeout, shutdown_timeout) = (config.header_read_timeout, config.shutdown_timeout);
         let metrics = match config.metrics_listen {
             Some(address) => Some(metrics::MetricsListener::bind(address, store.clone()).await?),
@@ -224,6 +227,7 @@ impl Application {
             store,
             jobs,
             webhooks,
+            housekeeping,
             metrics,
             header_read_timeout,
             shutdown_timeout,
@@ -249,6 +253,7 @@ impl Application {
     /// up to the shutdown time-out.
     pub async fn run_until(mut self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let scrapes = self.metrics.take().map(metrics::MetricsListener::spawn);
+        let purges = housekeeping::spawn(self.store.clone(), self.housekeeping.clone());
         let worker = self
             .jobs
             .enabled
@@ -301,7 +306,7 @@ impl Application {
                 tracing::warn!(timeout = ?self.shutdown_timeout, "requests still in flight are dropped");
             }
         }
-        for worker in [worker, deliverer, scrapes].into_iter().flatten() {
+        for worker in [worker, deliverer, scrapes, Some(purges)].into_iter().flatten() {
             worker.abort();
         }
         Ok(())

@@ -1,5 +1,5 @@
 //! The background worker every server process runs: it claims jobs from the database's job table and works them
-//! chunk by chunk, and prunes the change feed past its retention when idle. Processes need no coordination beyond
+//! chunk by chunk. Processes need no coordination beyond
 //! the table: a job is held under a lease, so exactly one of them works it, and a job whose worker died is resumed
 //! by another once the lease runs out.
 
@@ -37,8 +37,6 @@ impl Default for JobsConfig {
 pub fn spawn(store: Store, config: JobsConfig) -> JoinHandle<()> {
     let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple());
     tokio::spawn(async move {
-        let mut last_pruned = tokio::time::Instant::now();
-        prune_events(&store).await;
         loop {
             match store.claim_job(&worker, config.lease).await {
                 Ok(Some(job)) => {
@@ -63,13 +61,7 @@ pub fn spawn(store: Store, config: JobsConfig) -> JoinHandle<()> {
                         }
                     }
                 }
-                Ok(None) => {
-                    if last_pruned.elapsed() >= PRUNE_EVERY {
-                        last_pruned = tokio::time::Instant::now();
-                        prune_events(&store).await;
-                    }
-                    tokio::time::sleep(config.poll_interval).await;
-                }
+                Ok(None) => tokio::time::sleep(config.poll_interval).await,
                 Err(error) => {
                     tracing::warn!(%error, "could not look for jobs");
                     tokio::time::sleep(config.poll_interval).await;
@@ -77,18 +69,4 @@ pub fn spawn(store: Store, config: JobsConfig) -> JoinHandle<()> {
             }
         }
     })
-}
-
-/// How often an idle worker prunes the change feed: pruning is idempotent, so every process may do it.
-const PRUNE_EVERY: Duration = Duration::from_secs(3600);
-
-/// Deletes the events past the feed's retention period.
-async fn prune_events(store: &Store) {
-    let retention = i64::try_from(domain::events::RETENTION_DAYS * 24 * 3600 * 1000).unwrap_or(i64::MAX);
-    let before = chrono::Utc::now().timestamp_millis().saturating_sub(retention);
-    match store.prune_events(before).await {
-        Ok(0) => {}
-        Ok(deleted) => tracing::info!(deleted, "pruned events past the feed's retention"),
-        Err(error) => tracing::warn!(%error, "could not prune the change feed"),
-    }
 }

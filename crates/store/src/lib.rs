@@ -10,6 +10,7 @@
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
+//! - [`housekeeping`]: bounded purges of expired tokens, login failures, idempotency keys and finished jobs.
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`events`]: the change feed: events written with their changes, rendered at commit, read in commit order.
@@ -29,6 +30,7 @@ pub mod db;
 pub mod dependants;
 pub mod durability;
 pub mod events;
+pub mod housekeeping;
 pub mod idempotency;
 pub mod import;
 mod inline;

@@ -56,6 +56,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "event_line_probes",
         include_str!("migrations/0015_event_line_probes.sql"),
     ),
+    (16, "housekeeping", include_str!("migrations/0016_housekeeping.sql")),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

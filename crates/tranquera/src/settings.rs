@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use domain::webhooks::UrlPolicy;
 use domain::NextPagePolicy;
 use server::config;
+use server::housekeeping::HousekeepingConfig;
 use server::ratelimit::{self, IpNet, Rate, RateLimits};
 use server::webhooks::WebhooksConfig;
 use server::worker::JobsConfig;
@@ -17,6 +18,9 @@ use server::ServerConfig;
 use store::auth::AuthConfig;
 use store::pages::PagesConfig;
 use store::{PoolOptions, SqliteSync, Store, StoreConfig};
+
+/// Seconds in an hour, for the retentions given in hours and days.
+const HOUR: u64 = 3600;
 
 /// Any error a subcommand reports.
 pub type Failure = Box<dyn Error + Send + Sync>;
@@ -139,6 +143,20 @@ pub struct HttpArgs {
     /// Bytes of list answers this process keeps for repeated requests while their data stands; 0 keeps none.
     #[arg(long, env = "TRANQUERA_LIST_CACHE_BYTES", default_value_t = config::DEFAULT_LIST_CACHE_BYTES)]
     pub list_cache_bytes: usize,
+    /// Hours an expired access or refresh token is kept before housekeeping deletes it.
+    #[arg(long, env = "TRANQUERA_KEEP_EXPIRED_TOKENS_HOURS", default_value_t = 24)]
+    pub keep_expired_tokens_hours: u64,
+    /// Hours a failed login is kept; the login throttle counts the last 15 minutes' only.
+    #[arg(long, env = "TRANQUERA_KEEP_LOGIN_FAILURES_HOURS", default_value_t = 24,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_login_failures_hours: u64,
+    /// Hours an idempotency key is kept after it expires (24 hours after its first use): its retries are then
+    /// answered as new requests either way.
+    #[arg(long, env = "TRANQUERA_KEEP_EXPIRED_IDEMPOTENCY_KEYS_HOURS", default_value_t = 0)]
+    pub keep_expired_idempotency_keys_hours: u64,
+    /// Days a finished or failed job stays readable (`GET …/jobs/{id}`) before housekeeping deletes it.
+    #[arg(long, env = "TRANQUERA_KEEP_FINISHED_JOBS_DAYS", default_value_t = 30)]
+    pub keep_finished_jobs_days: u64,
     /// Serve Prometheus metrics at `GET /metrics` on this address (e.g. `127.0.0.1:9464`), apart from the API's
     /// port; off unless given. Keep it off the public network: it shows the service's traffic and queues.
     #[arg(long, env = "TRANQUERA_METRICS_LISTEN")]
@@ -201,6 +219,13 @@ impl HttpArgs {
                 ..WebhooksConfig::default()
             },
             list_cache_bytes: self.list_cache_bytes,
+            housekeeping: HousekeepingConfig {
+                expired_tokens: Duration::from_secs(self.keep_expired_tokens_hours.saturating_mul(HOUR)),
+                login_failures: Duration::from_secs(self.keep_login_failures_hours.saturating_mul(HOUR)),
+                idempotency_keys: Duration::from_secs(self.keep_expired_idempotency_keys_hours.saturating_mul(HOUR)),
+                finished_jobs: Duration::from_secs(self.keep_finished_jobs_days.saturating_mul(24 * HOUR)),
+                ..HousekeepingConfig::default()
+            },
             metrics_listen: self.metrics_listen,
         }
     }

@@ -1,0 +1,120 @@
+//! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys and finished jobs
+//! past their retention. Each batch deletes at most a given number of rows, oldest first, in a transaction of its
+//! own, so a purge never holds its locks long. On PostgreSQL each batch first takes its purge's transaction-level
+//! advisory lock without waiting: when another process holds it, this one skips the purge, so exactly one process
+//! does each purge at a time. SQLite's single writer serialises them anyway.
+
+use crate::db::{with_writer, BeginWrite, Dialect};
+use crate::{Store, StoreError};
+
+/// What one purge deletes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purge {
+    /// Access and refresh tokens expired before the cut-off.
+    ExpiredTokens,
+    /// Failed logins older than the cut-off (the throttle only counts recent ones).
+    LoginFailures,
+    /// Idempotency keys expired before the cut-off.
+    IdempotencyKeys,
+    /// Jobs that finished or failed before the cut-off.
+    FinishedJobs,
+}
+
+impl Purge {
+    /// Every purge.
+    pub const ALL: [Purge; 4] = [
+        Purge::ExpiredTokens,
+        Purge::LoginFailures,
+        Purge::IdempotencyKeys,
+        Purge::FinishedJobs,
+    ];
+
+    /// A name for logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Purge::ExpiredTokens => "expired tokens",
+            Purge::LoginFailures => "login failures",
+            Purge::IdempotencyKeys => "idempotency keys",
+            Purge::FinishedJobs => "finished jobs",
+        }
+    }
+
+    /// Its PostgreSQL advisory lock (as `pg_locks` shows it): a key no other lock of ours uses.
+    pub fn lock_key(self) -> i64 {
+        0x7472_616e_0000_0100
+            + match self {
+                Purge::ExpiredTokens => 1,
+                Purge::LoginFailures => 2,
+                Purge::IdempotencyKeys => 3,
+                Purge::FinishedJobs => 4,
+            }
+    }
+
+    /// The table, the key its rows are deleted by, and which of them are past the cut-off `$1`, in the order of the
+    /// index that finds them.
+    fn rows(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Purge::ExpiredTokens => ("auth_tokens", "society_id, id", "expires_at < $1 ORDER BY expires_at"),
+            Purge::LoginFailures => ("login_failures", "id", "failed_at < $1 ORDER BY failed_at"),
+            Purge::IdempotencyKeys => (
+                "idempotency_keys",
+                "society_id, idempotency_key",
+                "expires_at < $1 ORDER BY expires_at",
+            ),
+            Purge::FinishedJobs => (
+                "jobs",
+                "society_id, id",
+                "finished_at IS NOT NULL AND finished_at < $1 AND status IN ('finished', 'failed') \
+                 ORDER BY finished_at",
+            ),
+        }
+    }
+
+    /// One batch: at most `$2` rows past the cut-off `$1`, oldest first. SQLite deletes by `rowid`: with a key of
+    /// two columns (`(a, b) IN (SELECT a, b … LIMIT n)`), SQLite (3.40, and the 3.46 sqlx bundles) deleted one row of
+    /// the `n`.
+    fn statement(self, dialect: Dialect) -> String {
+        let (table, key, past) = self.rows();
+        let key = match dialect {
+            Dialect::Sqlite => "rowid",
+            Dialect::Postgres => key,
+        };
+        format!("DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE {past} LIMIT $2)")
+    }
+}
+
+/// What one batch of a purge did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purged {
+    /// It deleted this many rows (fewer than the batch: nothing older is left).
+    Deleted(u64),
+    /// Another process is doing this purge now.
+    Busy,
+}
+
+impl Store {
+    /// One batch of `purge`: at most `batch` of its rows older than `before` (epoch milliseconds), oldest first.
+    pub async fn purge(&self, purge: Purge, before: i64, batch: u32) -> Result<Purged, StoreError> {
+        let dialect = self.db.dialect();
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            if dialect == Dialect::Postgres {
+                let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
+                    .bind(purge.lock_key())
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if !locked {
+                    return Ok(Purged::Busy);
+                }
+            }
+            let deleted = sqlx::query(&purge.statement(dialect))
+                .bind(before)
+                .bind(i64::from(batch))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(Purged::Deleted(deleted))
+        })
+    }
+}
