@@ -53,10 +53,11 @@ impl HousekeepingConfig {
     }
 }
 
-/// Starts the rounds, the first at once; they run until the returned task is aborted.
+/// Starts the rounds, the first one period after the start (a process restarted in a loop does not purge in a
+/// loop); they run until the returned task is aborted.
 pub fn spawn(store: Store, config: HousekeepingConfig) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut rounds = tokio::time::interval(config.every);
+        let mut rounds = tokio::time::interval_at(tokio::time::Instant::now() + config.every, config.every);
         rounds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             rounds.tick().await;

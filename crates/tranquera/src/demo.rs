@@ -85,6 +85,8 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     let mut config = args.http.server_config(args.listen);
     // Integrators test webhooks against a receiver on their own machine.
     config.webhooks.policy = UrlPolicy::DEMO;
+    // The seeded jobs are the season's history, months old: the sandbox keeps them to be read.
+    config.housekeeping.finished_jobs = std::time::Duration::MAX;
     let app = Application::build(store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
