@@ -1,7 +1,7 @@
-//! `GET /metrics` as an operator's Prometheus scrapes it, from the real `tranquera serve` with `--metrics-listen`:
-//! after requests of several kinds (a route with an id, a path no route has, requests past the address's rate
-//! limit), the text passes Prometheus's own `promtool check metrics`, counts requests by route template, and names
-//! no id. The API's port serves no metrics.
+//! `GET /metrics` as an operator's Prometheus scrapes it, from the real `tranquera serve` with `--metrics-listen`, on
+//! SQLite and on PostgreSQL: after requests of several kinds (a route with an id, a path no route has, requests past
+//! the address's rate limit), the text passes Prometheus's own `promtool check metrics`, counts requests by route
+//! template, and names no id. The API's port serves no metrics.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -45,16 +45,29 @@ fn promtool_check(text: &str) -> Result<(), String> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn metrics_are_served_apart_by_route_template_and_pass_promtool() {
+async fn on_sqlite_metrics_are_served_apart_by_route_template_and_pass_promtool() {
     let scratch = Scratch::new("metrics");
     let database = format!("sqlite://{}", scratch.join("metrics.sqlite").display());
+    scrape_after_traffic(&scratch, &database, &[("read", None), ("write", Some(1))]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_postgres_metrics_are_served_apart_by_route_template_and_pass_promtool() {
+    let scratch = Scratch::new("metrics-pg");
+    let database = testkit::postgres::new_database("tranquera_metrics").await;
+    scrape_after_traffic(&scratch, &database, &[("main", Some(16))]).await;
+}
+
+/// Serves `database` with metrics, sends the requests, scrapes and checks; `pools` are the pool labels expected,
+/// with the most connections each opens when the defaults fix it.
+async fn scrape_after_traffic(scratch: &Scratch, database: &str, pools: &[(&str, Option<u32>)]) {
     let metrics_address = format!("127.0.0.1:{}", free_port());
     let server = ServerProcess::start(
         env!("CARGO_BIN_EXE_tranquera").as_ref(),
         &[
             "serve",
             "--database",
-            &database,
+            database,
             "--metrics-listen",
             &metrics_address,
             "--rate-limit-address",
@@ -116,15 +129,22 @@ async fn metrics_are_served_apart_by_route_template_and_pass_promtool() {
         r#"tranquera_http_requests_total{route="/health",method="GET",status="429"}"#,
         r#"tranquera_http_request_duration_seconds_bucket{route="/health",method="GET",le="0.005"}"#,
         r#"tranquera_rate_limited_requests_total{limit="address"}"#,
-        r#"tranquera_db_pool_connections{pool="read",state="in_use"}"#,
-        r#"tranquera_db_pool_connections{pool="write",state="idle"}"#,
-        r#"tranquera_db_pool_max_connections{pool="write"} 1"#,
         "tranquera_jobs_queued 0",
         "tranquera_jobs_oldest_queued_age_seconds 0",
         "tranquera_webhook_deliveries_pending 0",
         r#"tranquera_build_info{version=""#,
     ] {
         assert!(text.contains(expected), "the scrape lacks {expected}:\n{text}");
+    }
+    for (pool, max) in pools {
+        for state in ["in_use", "idle"] {
+            let expected = format!(r#"tranquera_db_pool_connections{{pool="{pool}",state="{state}"}}"#);
+            assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
+        }
+        if let Some(max) = max {
+            let expected = format!(r#"tranquera_db_pool_max_connections{{pool="{pool}"}} {max}"#);
+            assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
+        }
     }
     for private in [PLOT_ID, UNKNOWN] {
         assert!(!text.contains(private), "a label shows {private}:\n{text}");
