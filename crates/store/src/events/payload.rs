@@ -335,19 +335,27 @@ pub(crate) const POSTGRES_BEGIN_OWN_EVENTS: &str = "BEGIN; \
      SELECT set_config('tranquera.events_paused_before', COALESCE(current_setting('tranquera.events_paused', true), ''), true); \
      SELECT set_config('tranquera.events_paused', 'on', true)";
 
-/// PostgreSQL, in one round trip: the transaction's own events written whole (unless capture was paused before it
-/// began), and the first [`RENDER_PAGE`] of its other events still without a payload (none when it never took an id,
-/// i.e. wrote nothing). A record created has no earlier event to follow.
+/// PostgreSQL: events written whole, with their payloads, from six arrays of their columns (`$1` to `$6`: society,
+/// resource, record, action, time, payload), unless capture was paused before a transaction writing its own events
+/// began. A created record has no earlier event to follow; any other is placed after its record's latest event (see
+/// the module's doc).
+const POSTGRES_INSERT_WHOLE: &str = "INSERT INTO events \
+     (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+     SELECT w.society_id, CASE WHEN w.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT max(o.position) \
+     FROM events o WHERE o.society_id = w.society_id AND o.resource = w.resource AND o.resource_id = w.resource_id), 0)) \
+     END, x.tx, w.resource, w.resource_id, w.action, w.occurred_at, w.payload \
+     FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, \
+     unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[]) \
+     AS w(society_id, resource, resource_id, action, occurred_at, payload) \
+     WHERE current_setting('tranquera.events_paused_before', true) IS DISTINCT FROM 'on' \
+     ORDER BY w.society_id, w.resource, w.resource_id";
+
+/// PostgreSQL, in one round trip: the transaction's own events written whole ([`POSTGRES_INSERT_WHOLE`]), and the
+/// first [`RENDER_PAGE`] (`$7`) of its other events still without a payload (none when it never took an id, i.e.
+/// wrote nothing).
 static POSTGRES_OWN_AND_PENDING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "WITH own AS (INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-         SELECT e.society_id, CASE WHEN e.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT max(o.position) \
-         FROM events o WHERE o.society_id = e.society_id AND o.resource = e.resource AND o.resource_id = e.resource_id), 0)) END, \
-         x.tx, e.resource, e.resource_id, e.action, e.occurred_at, e.payload \
-         FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, \
-         unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[]) \
-         AS e(society_id, resource, resource_id, action, occurred_at, payload) \
-         WHERE current_setting('tranquera.events_paused_before', true) IS DISTINCT FROM 'on') \
+        "WITH own AS ({POSTGRES_INSERT_WHOLE}) \
          {POSTGRES_PENDING_SELECT} ORDER BY e.society_id, e.resource, e.resource_id LIMIT $7"
     )
 });
@@ -422,16 +430,6 @@ async fn store_postgres(
     Ok(())
 }
 
-/// PostgreSQL: events written whole, with their payloads, for records listed with their action in a table of the
-/// writer's (see [`insert_written_events`]). A created record has no earlier event to follow.
-const POSTGRES_INSERT_WRITTEN: &str = "INSERT INTO events \
-     (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-     SELECT $1, CASE WHEN v.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT max(o.position) \
-     FROM events o WHERE o.society_id = $1 AND o.resource = $2 AND o.resource_id = v.id), 0)) END, \
-     x.tx, $2, v.id, v.action, $3, v.payload \
-     FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, \
-     unnest($4::bigint[], $5::text[], $6::text[]) AS v(id, action, payload) ORDER BY v.id";
-
 /// A connection on which a writer can give the records it wrote with capture paused their events itself.
 pub(crate) trait WrittenEvents {
     /// Writes the events of the records of `resource` in `society_id` that the transaction on this connection wrote
@@ -495,12 +493,13 @@ impl WrittenEvents for PgConnection {
                     .map_err(encode),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            sqlx::query(POSTGRES_INSERT_WRITTEN)
-                .bind(society_id)
-                .bind(resource)
-                .bind(occurred_at)
+            let rows = ids.len();
+            sqlx::query(POSTGRES_INSERT_WHOLE)
+                .bind(vec![society_id; rows])
+                .bind(vec![resource; rows])
                 .bind(ids)
                 .bind(actions)
+                .bind(vec![occurred_at; rows])
                 .bind(payloads)
                 .execute(&mut *self)
                 .await?;
