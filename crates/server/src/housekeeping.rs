@@ -66,12 +66,16 @@ pub fn spawn(store: Store, config: HousekeepingConfig) -> JoinHandle<()> {
     })
 }
 
+/// The cut-off of a retention: epoch milliseconds `retention` before `now`.
+fn cut_off(now: i64, retention: Duration) -> i64 {
+    now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// One round: every purge in turn, then the change feed's.
 pub async fn round(store: &Store, config: &HousekeepingConfig) {
-    let now = chrono::Utc::now().timestamp_millis();
+    let now = store::now_millis();
     for purge in Purge::ALL {
-        let retention = i64::try_from(config.retention(purge).as_millis()).unwrap_or(i64::MAX);
-        let before = now.saturating_sub(retention);
+        let before = cut_off(now, config.retention(purge));
         let mut deleted = 0;
         for _ in 0..config.batches_per_round {
             match store.purge(purge, before, config.batch).await {
@@ -100,8 +104,8 @@ pub async fn round(store: &Store, config: &HousekeepingConfig) {
 
 /// Deletes the events past the feed's retention period.
 async fn prune_events(store: &Store, now: i64) {
-    let retention = i64::try_from(domain::events::RETENTION_DAYS * 24 * 3600 * 1000).unwrap_or(i64::MAX);
-    match store.prune_events(now.saturating_sub(retention)).await {
+    let retention = Duration::from_secs(domain::events::RETENTION_DAYS.saturating_mul(24 * 3600));
+    match store.prune_events(cut_off(now, retention)).await {
         Ok(0) => {}
         Ok(deleted) => tracing::info!(deleted, "pruned events past the feed's retention"),
         Err(error) => tracing::warn!(%error, "could not prune the change feed"),

@@ -1,7 +1,6 @@
 //! The background worker every server process runs: it claims jobs from the database's job table and works them
-//! chunk by chunk. Processes need no coordination beyond
-//! the table: a job is held under a lease, so exactly one of them works it, and a job whose worker died is resumed
-//! by another once the lease runs out.
+//! chunk by chunk. Processes need no coordination beyond the table: a job is held under a lease, so exactly one of
+//! them works it, and a job whose worker died is resumed by another once the lease runs out.
 
 use std::time::Duration;
 

@@ -153,20 +153,19 @@ impl Deliverer {
                         Recorded::Delivered => "delivered",
                         Recorded::Retrying(_) => "retrying",
                         Recorded::GaveUp => "gave_up",
-                        Recorded::EndpointDisabled => "endpoint_disabled",
-                        Recorded::LostLease => "lost_lease",
-                    };
-                    metrics::counter!(crate::metrics::WEBHOOK_ATTEMPTS, "outcome" => label).increment(1);
-                    match outcome {
                         Recorded::EndpointDisabled => {
                             tracing::warn!(
                                 delivery = delivery.id,
                                 "webhook endpoint disabled after failing for 3 days"
                             );
+                            "endpoint_disabled"
                         }
-                        Recorded::LostLease => tracing::warn!(delivery = delivery.id, "lost a delivery's lease"),
-                        Recorded::Delivered | Recorded::Retrying(_) | Recorded::GaveUp => {}
-                    }
+                        Recorded::LostLease => {
+                            tracing::warn!(delivery = delivery.id, "lost a delivery's lease");
+                            "lost_lease"
+                        }
+                    };
+                    metrics::counter!(crate::metrics::WEBHOOK_ATTEMPTS, "outcome" => label).increment(1);
                 }
             }
             Err(error) => tracing::warn!(%error, count = attempts.len(), "could not record delivery attempts"),
