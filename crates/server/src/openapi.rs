@@ -335,7 +335,9 @@ pub fn document(paths: Paths, schemas: Schemas, header_token: &str) -> OpenApi {
                 .version(env!("CARGO_PKG_VERSION"))
                 .description(Some(
                     "Read master data and read and write work orders of the agricultural management platform. \
-                     Every list answers the paginated envelope; every error answers the error envelope.",
+                     Every list answers the paginated envelope; every error answers the error envelope. Every answer \
+                     carries `X-Request-Id` (yours, when you send one) and a W3C `traceparent` (continuing yours, \
+                     when you send a valid one): quote either to find a request in the server's logs.",
                 ))
                 .build(),
         )
