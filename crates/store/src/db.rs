@@ -561,7 +561,10 @@ impl Db {
                 inline,
             })
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let connect = PgConnectOptions::from_str(url)?;
+            // PostgreSQL 12 and later already print floats exactly, and a pooler refuses startup parameters it
+            // does not know (PgBouncer unless `ignore_startup_parameters` names this one): sqlx's default is left
+            // unsent.
+            let connect = PgConnectOptions::from_str(url)?.extra_float_digits(None);
             // A connection the server dropped fails its next statement, which answers 503 and closes it, instead
             // of every request paying a round trip to find out first.
             let pool = PgPoolOptions::new()

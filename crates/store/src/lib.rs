@@ -117,6 +117,9 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::Database(ref database) if database.code().is_some_and(|code| server_went_away(&code)) => {
                 StoreError::Unavailable(Box::new(error))
             }
+            sqlx::Error::Database(ref database) if lost_prepared_statement(database.as_ref()) => StoreError::Config(
+                format!("{POOLER_WITHOUT_PREPARED_STATEMENTS} (PostgreSQL said: {database})"),
+            ),
             other => StoreError::Database(Box::new(other)),
         }
     }
@@ -126,6 +129,20 @@ impl From<sqlx::Error> for StoreError {
 /// fine, the server was not there to run it.
 fn server_went_away(code: &str) -> bool {
     code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+}
+
+/// What an operator reads when a connection pooler loses our prepared statements.
+const POOLER_WITHOUT_PREPARED_STATEMENTS: &str = "the connection to PostgreSQL goes through a pooler in transaction \
+    mode that does not keep prepared statements, and Tranquera prepares every statement it runs: with PgBouncer 1.21 \
+    or later, set max_prepared_statements (200 by default from 1.22; 0 turns it off); with an older PgBouncer, use \
+    pool_mode = session, or connect to PostgreSQL directly";
+
+/// Whether PostgreSQL found one of our prepared statements missing, or already there, on a connection we did not
+/// prepare it on: what a pooler in transaction mode does to a client when it does not keep prepared statements
+/// (PgBouncer before 1.21, or with `max_prepared_statements = 0`) and hands it another server connection.
+fn lost_prepared_statement(error: &dyn sqlx::error::DatabaseError) -> bool {
+    // 26000 invalid_sql_statement_name, 42P05 duplicate_prepared_statement; sqlx names its statements sqlx_s_<n>.
+    error.code().is_some_and(|code| code == "26000" || code == "42P05") && error.message().contains("sqlx_s_")
 }
 
 /// `bytes` in lowercase hexadecimal, as digests are stored and compared.

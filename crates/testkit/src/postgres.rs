@@ -13,27 +13,52 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::pgbouncer::{self, PgBouncer, PreparedStatements};
+
 const INSTALL_HINT: &str = "PostgreSQL server binaries (initdb, postgres) were not found on PATH or under \
     /usr/lib/postgresql/*/bin. Install them (Debian: `apt-get install -y postgresql-15`, or `postgresql`), \
     or set TEST_DATABASE_URL to a PostgreSQL server where the test user may CREATE DATABASE.";
 
 struct Cluster {
     admin_url: String,
+    port: u16,
     /// Holding the child holds its stdin open; dropping it at exit is what stops the cluster.
     _sidecar: Mutex<Child>,
 }
 
 static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+static POOLER: OnceLock<Result<PgBouncer, String>> = OnceLock::new();
 
-/// A URL of a database where the tests may create databases.
+/// A URL of a database where the tests may create databases: on the test run's cluster, through PgBouncer in
+/// transaction mode when `TEST_THROUGH_PGBOUNCER` is set (see [`crate::pgbouncer`]).
 pub fn admin_url() -> String {
     if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
         return url;
     }
+    let cluster = match CLUSTER.get_or_init(start) {
+        Ok(cluster) => cluster,
+        Err(error) => panic!("cannot start PostgreSQL for the tests: {error}"),
+    };
+    if !pgbouncer::requested() {
+        return cluster.admin_url.clone();
+    }
+    match POOLER.get_or_init(|| PgBouncer::start(cluster.port, PreparedStatements::Tracked)) {
+        Ok(pooler) => pooler.url("postgres"),
+        Err(error) => panic!("cannot start PgBouncer for the tests: {error}"),
+    }
+}
+
+/// The port of the test run's own cluster, started if need be, for a test that puts a pooler of its own in front.
+pub fn cluster_port() -> u16 {
     match CLUSTER.get_or_init(start) {
-        Ok(cluster) => cluster.admin_url.clone(),
+        Ok(cluster) => cluster.port,
         Err(error) => panic!("cannot start PostgreSQL for the tests: {error}"),
     }
+}
+
+/// A URL of a database on the test run's own cluster, straight rather than through any pooler.
+pub fn cluster_admin_url() -> String {
+    admin_url_of(cluster_port())
 }
 
 fn bin_dir() -> Result<PathBuf, String> {
@@ -65,7 +90,7 @@ fn bin_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| INSTALL_HINT.to_owned())
 }
 
-fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
@@ -73,7 +98,7 @@ fn running_as_root() -> bool {
 }
 
 /// A command that runs as the `postgres` user when we are root.
-fn command(as_postgres: bool, program: &str) -> Command {
+pub(crate) fn command(as_postgres: bool, program: &str) -> Command {
     if as_postgres {
         let mut command = Command::new("runuser");
         command.args(["-u", "postgres", "--", program]);
@@ -83,7 +108,7 @@ fn command(as_postgres: bool, program: &str) -> Command {
     }
 }
 
-fn free_port() -> Result<u16, String> {
+pub(crate) fn free_port() -> Result<u16, String> {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())
@@ -99,6 +124,7 @@ fn start() -> Result<Cluster, String> {
     wait_until_ready(&bin, &dir, port)?;
     Ok(Cluster {
         admin_url: admin_url_of(port),
+        port,
         _sidecar: Mutex::new(sidecar),
     })
 }
@@ -267,6 +293,14 @@ fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
     Ok(())
 }
 
+/// A connection to `url` as the server makes them: without sqlx's `extra_float_digits` startup parameter, which
+/// PgBouncer refuses.
+pub async fn connect(url: &str) -> Result<sqlx::PgConnection, sqlx::Error> {
+    use sqlx::ConnectOptions as _;
+    let options: sqlx::postgres::PgConnectOptions = url.parse()?;
+    options.extra_float_digits(None).connect().await
+}
+
 /// A new, empty database on the test run's cluster (see [`admin_url`]), named after `tag`; its URL.
 pub async fn new_database(tag: &str) -> String {
     let admin_url = tokio::task::spawn_blocking(admin_url)
@@ -277,10 +311,9 @@ pub async fn new_database(tag: &str) -> String {
 
 /// A new, empty database on the PostgreSQL server of `admin_url`, named after `tag`; its URL.
 pub async fn create_database(admin_url: &str, tag: &str) -> String {
-    use sqlx::Connection as _;
     let mut attempts = 0;
     let mut admin = loop {
-        match sqlx::PgConnection::connect(admin_url).await {
+        match connect(admin_url).await {
             Ok(connection) => break connection,
             // A cluster that has just opened its port may still answer "starting up" (57P03).
             Err(error) if attempts < 100 => {
@@ -310,7 +343,6 @@ pub async fn create_database(admin_url: &str, tag: &str) -> String {
 ///
 /// It blocks, on a thread of its own, so that a test's `Drop` can call it from inside its runtime.
 pub fn drop_database(admin_url: &str, url: &str) {
-    use sqlx::Connection as _;
     let Some((_, name)) = url.rsplit_once('/') else {
         return;
     };
@@ -322,7 +354,7 @@ pub fn drop_database(admin_url: &str, url: &str) {
             .build()
             .ok()?;
         runtime.block_on(async {
-            let connecting = tokio::time::timeout(Duration::from_secs(5), sqlx::PgConnection::connect(&admin_url));
+            let connecting = tokio::time::timeout(Duration::from_secs(5), connect(&admin_url));
             let mut admin = connecting.await.ok()?.ok()?;
             sqlx::query(&statement).execute(&mut admin).await.ok()
         })

@@ -175,7 +175,7 @@ impl Operator {
                 query.fetch_all(&mut connection).await.expect("a query")
             }
             Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let mut connection = testkit::postgres::connect(&self.url).await.expect("connect");
                 let query = sqlx::query_scalar(sql);
                 let query = if let Some(society) = society {
                     query.bind(society)
@@ -202,7 +202,7 @@ impl Operator {
                 query.fetch_all(&mut connection).await.expect("a query")
             }
             Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let mut connection = testkit::postgres::connect(&self.url).await.expect("connect");
                 let query = sqlx::query_scalar(sql);
                 let query = if let Some(society) = society {
                     query.bind(society)

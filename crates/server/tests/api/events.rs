@@ -284,10 +284,7 @@ async fn a_transaction_that_commits_late_is_not_skipped() {
     let society = login["society"]["id"].as_i64().expect("society");
     let start = head(&app, &token).await;
     let farmer = first_id(&app, &token, "/api/v3/third_party/farmers").await;
-    let mut early = {
-        use sqlx::Connection;
-        sqlx::PgConnection::connect(&app.url).await.expect("connect")
-    };
+    let mut early = { testkit::postgres::connect(&app.url).await.expect("connect") };
     sqlx::query("BEGIN").execute(&mut early).await.expect("begin");
     let late_id: i64 = sqlx::query_scalar(
         "INSERT INTO establishments (society_id, farmer_id, name, active, created_at, updated_at) \

@@ -205,7 +205,7 @@ impl TestApp {
                     .expect("a query straight on the database")
             }
             Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let mut connection = testkit::postgres::connect(&self.url).await.expect("connect");
                 sqlx::query_scalar(sql)
                     .bind(society_id)
                     .fetch_all(&mut connection)
@@ -225,7 +225,7 @@ impl TestApp {
                 Ok(done.rows_affected())
             }
             Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let mut connection = testkit::postgres::connect(&self.url).await.expect("connect");
                 let done = sqlx::query(sql).bind(society_id).execute(&mut connection).await?;
                 Ok(done.rows_affected())
             }

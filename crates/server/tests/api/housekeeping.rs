@@ -62,7 +62,7 @@ on_both_backends! {
 async fn a_purge_another_process_is_running_is_skipped() {
     let app = TestApp::spawn(Backend::Postgres).await;
     let now = chrono::Utc::now().timestamp_millis();
-    let mut other = sqlx::PgConnection::connect(&app.url).await.expect("connect");
+    let mut other = testkit::postgres::connect(&app.url).await.expect("connect");
     let mut other_process = other.begin().await.expect("begin");
     sqlx::query("SELECT pg_advisory_xact_lock($1)")
         .bind(Purge::ExpiredTokens.lock_key())

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use server::ServerConfig;
-use sqlx::Connection;
 
 use crate::helpers::{integrator, Backend, Setup, TestApp};
 
@@ -112,7 +111,7 @@ async fn two_servers_share_tokens_and_writes_and_work_each_job_once() {
     }
 
     // Watch who holds each job until all are finished: never two workers for one job.
-    let mut database = sqlx::PgConnection::connect(&first.url).await.expect("connect");
+    let mut database = testkit::postgres::connect(&first.url).await.expect("connect");
     let mut holders: HashMap<i64, HashSet<String>> = HashMap::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
