@@ -74,6 +74,10 @@ pub async fn render_errors(State(state): State<AppState>, mut request: Request, 
         .headers
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     parts.headers.remove(header::CONTENT_LENGTH);
+    // The database is away for the moment (an outage, a failover): a second is when trying again is worth it.
+    if status == StatusCode::SERVICE_UNAVAILABLE && !parts.headers.contains_key(header::RETRY_AFTER) {
+        parts.headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     Response::from_parts(parts, Body::from(bytes))
 }
 

@@ -21,6 +21,8 @@ pub fn requested() -> bool {
 /// A running PgBouncer, stopped when dropped.
 pub struct PgBouncer {
     port: u16,
+    max_prepared: u32,
+    pool_size: u32,
     dir: PathBuf,
     sidecar: Mutex<Option<Child>>,
 }
@@ -40,6 +42,7 @@ impl PgBouncer {
     /// PgBouncer in transaction mode in front of the PostgreSQL server on `upstream_port` (on 127.0.0.1, user
     /// `postgres`, trusted), for every database on it.
     pub fn start(upstream_port: u16, prepared: PreparedStatements) -> Result<Self, String> {
+        check_version()?;
         let as_postgres = running_as_root();
         let port = free_port()?;
         let dir = std::env::temp_dir().join(format!("tranquera-pgbouncer-{}-{port}", std::process::id()));
@@ -48,18 +51,7 @@ impl PgBouncer {
             PreparedStatements::Tracked => (200, 20),
             PreparedStatements::Untracked => (0, 1),
         };
-        let dir_text = dir.to_string_lossy();
-        // Idle server connections go soon: a test run makes and drops hundreds of databases, and a pool of each
-        // kept open would exhaust the cluster's connections.
-        let config = format!(
-            "[databases]\n* = host=127.0.0.1 port={upstream_port} user=postgres\n\
-             [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\
-             auth_type = trust\nauth_file = {dir_text}/users.txt\n\
-             pool_mode = transaction\nmax_prepared_statements = {max_prepared}\n\
-             max_client_conn = 2000\ndefault_pool_size = {pool_size}\nserver_idle_timeout = 5\n\
-             logfile = {dir_text}/pgbouncer.log\n"
-        );
-        std::fs::write(dir.join("pgbouncer.ini"), config).map_err(|e| format!("cannot write its config: {e}"))?;
+        write_config(&dir, upstream_port, port, max_prepared, pool_size)?;
         std::fs::write(dir.join("users.txt"), "\"postgres\" \"\"\n").map_err(|e| format!("cannot write: {e}"))?;
         if as_postgres {
             let status = Command::new("chown")
@@ -70,6 +62,7 @@ impl PgBouncer {
                 return Err(format!("cannot hand {} to the postgres user", dir.display()));
             }
         }
+        let dir_text = dir.to_string_lossy();
         let binary = binary();
         let script = format!(
             "'{binary}' '{dir_text}/pgbouncer.ini' >>'{dir_text}/stderr.log' 2>&1 & \
@@ -85,11 +78,26 @@ impl PgBouncer {
             .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
         let bouncer = Self {
             port,
+            max_prepared,
+            pool_size,
             dir,
             sidecar: Mutex::new(Some(sidecar)),
         };
         bouncer.wait_until_listening()?;
         Ok(bouncer)
+    }
+
+    /// Points the pooler at the PostgreSQL server on `upstream_port` instead, as an operator repoints it after a
+    /// failover: the configuration rewritten, then `RELOAD` (SIGHUP). New server connections go to the new server.
+    pub fn repoint(&self, upstream_port: u16) -> Result<(), String> {
+        write_config(&self.dir, upstream_port, self.port, self.max_prepared, self.pool_size)?;
+        let pid_file = self.dir.join("pgbouncer.pid");
+        let pid = std::fs::read_to_string(&pid_file).map_err(|e| format!("{}: {e}", pid_file.display()))?;
+        let status = Command::new("kill").args(["-HUP", pid.trim()]).status();
+        if !status.is_ok_and(|s| s.success()) {
+            return Err(format!("kill -HUP {} failed", pid.trim()));
+        }
+        Ok(())
     }
 
     /// The URL of database `name` through the pooler.
@@ -122,6 +130,50 @@ impl Drop for PgBouncer {
             drop(sidecar.stdin.take());
             let _ = sidecar.wait();
         }
+    }
+}
+
+/// Writes `dir/pgbouncer.ini`: every database of the server on `upstream_port`, through `port`.
+fn write_config(dir: &Path, upstream_port: u16, port: u16, max_prepared: u32, pool_size: u32) -> Result<(), String> {
+    let dir_text = dir.to_string_lossy();
+    // Idle server connections go soon: a test run makes and drops hundreds of databases, and a pool of each kept
+    // open would exhaust the cluster's connections. After a failed connection to the server PgBouncer waits
+    // `server_login_retry` before the next (15 s by default), also once repointed: 1 s, as the README advises.
+    let config = format!(
+        "[databases]\n* = host=127.0.0.1 port={upstream_port} user=postgres\n\
+         [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\
+         auth_type = trust\nauth_file = {dir_text}/users.txt\n\
+         pool_mode = transaction\nmax_prepared_statements = {max_prepared}\n\
+         max_client_conn = 2000\ndefault_pool_size = {pool_size}\nserver_idle_timeout = 5\nserver_login_retry = 1\n\
+         logfile = {dir_text}/pgbouncer.log\npidfile = {dir_text}/pgbouncer.pid\n"
+    );
+    std::fs::write(dir.join("pgbouncer.ini"), config).map_err(|e| format!("cannot write its config: {e}"))
+}
+
+/// Refuses a PgBouncer older than 1.21, which cannot keep prepared statements in transaction mode: the tests would
+/// fail for the pooler's sake, not ours.
+fn check_version() -> Result<(), String> {
+    let output = Command::new(binary()).arg("--version").output().map_err(|e| {
+        format!(
+            "{} did not run ({e}): run scripts/pgbouncer, or set PGBOUNCER",
+            binary().display()
+        )
+    })?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let version: Vec<u32> = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .split('.')
+        .filter_map(|part| part.parse().ok())
+        .collect();
+    match version.as_slice() {
+        [major, minor, ..] if (*major, *minor) >= (1, 21) => Ok(()),
+        _ => Err(format!(
+            "{} is {}; the tests need PgBouncer 1.21 or later: PGBOUNCER=$(scripts/pgbouncer)",
+            binary().display(),
+            text.lines().next().unwrap_or("of no known version")
+        )),
     }
 }
 

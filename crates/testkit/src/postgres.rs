@@ -120,7 +120,7 @@ fn start() -> Result<Cluster, String> {
     let as_postgres = running_as_root();
     let dir = new_data_dir(&bin, as_postgres)?;
     let port = free_port()?;
-    let sidecar = launch(&bin, as_postgres, &dir, port)?;
+    let sidecar = launch(&bin, as_postgres, &dir, port, FAST_AND_LOOSE)?;
     wait_until_ready(&bin, &dir, port)?;
     Ok(Cluster {
         admin_url: admin_url_of(port),
@@ -145,7 +145,7 @@ impl OwnCluster {
         let as_postgres = running_as_root();
         let dir = new_data_dir(&bin, as_postgres)?;
         let port = free_port()?;
-        let running = Some(launch(&bin, as_postgres, &dir, port)?);
+        let running = Some(launch(&bin, as_postgres, &dir, port, FAST_AND_LOOSE)?);
         wait_until_ready(&bin, &dir, port)?;
         Ok(Self {
             bin,
@@ -175,7 +175,13 @@ impl OwnCluster {
     pub fn resume(&mut self) -> Result<(), String> {
         if self.running.is_none() {
             let _ = std::fs::remove_file(self.keep_marker());
-            self.running = Some(launch(&self.bin, self.as_postgres, &self.dir, self.port)?);
+            self.running = Some(launch(
+                &self.bin,
+                self.as_postgres,
+                &self.dir,
+                self.port,
+                FAST_AND_LOOSE,
+            )?);
             wait_until_ready(&self.bin, &self.dir, self.port)?;
         }
         Ok(())
@@ -198,18 +204,18 @@ impl Drop for OwnCluster {
 }
 
 /// Closes the shell's pipe, which stops its server, and waits for both to end.
-fn finish(mut sidecar: Child) {
+pub(crate) fn finish(mut sidecar: Child) {
     drop(sidecar.stdin.take());
     let _ = sidecar.wait();
 }
 
-fn admin_url_of(port: u16) -> String {
+pub(crate) fn admin_url_of(port: u16) -> String {
     format!("postgres://postgres@127.0.0.1:{port}/postgres")
 }
 
 /// The directory of the server binaries. PATH may hold links to a few of them only; their real directory has them
 /// all (pg_isready too).
-fn server_bin() -> Result<PathBuf, String> {
+pub(crate) fn server_bin() -> Result<PathBuf, String> {
     let bin = bin_dir()?;
     Ok(std::fs::canonicalize(bin.join("postgres"))
         .ok()
@@ -218,7 +224,7 @@ fn server_bin() -> Result<PathBuf, String> {
 }
 
 /// A fresh data directory, made by `initdb`.
-fn new_data_dir(bin: &Path, as_postgres: bool) -> Result<PathBuf, String> {
+pub(crate) fn new_data_dir(bin: &Path, as_postgres: bool) -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join(format!("tranquera-pg-{}-{}", std::process::id(), free_port()?));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     if as_postgres {
@@ -248,13 +254,16 @@ fn new_data_dir(bin: &Path, as_postgres: bool) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// Starts the server on `dir` under a shell that stops it when its standard input closes, and then deletes `dir`
-/// unless a `keep` file is in it.
-fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16) -> Result<Child, String> {
+/// A test cluster's durability: none that a test run needs, since the machine does not crash under it.
+pub(crate) const FAST_AND_LOOSE: &str = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+
+/// Starts the server on `dir` with `settings` under a shell that stops it when its standard input closes, and then
+/// deletes `dir` unless a `keep` file is in it.
+pub(crate) fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16, settings: &str) -> Result<Child, String> {
     let dir_text = dir.to_string_lossy();
     let script = format!(
-        "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 -c fsync=off \
-         -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c max_wal_size=128MB >>'{dir_text}/server.log' 2>&1 & \
+        "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 {settings} \
+         -c max_connections=300 -c max_wal_size=128MB >>'{dir_text}/server.log' 2>&1 & \
          pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; [ -e '{dir_text}/keep' ] || rm -rf '{dir_text}'",
         postgres = bin.join("postgres").to_string_lossy()
     );
@@ -267,7 +276,7 @@ fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16) -> Result<Child,
         .map_err(|e| format!("cannot start postgres: {e}"))
 }
 
-fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
+pub(crate) fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(60);
     // Accepting TCP is not accepting queries: during start-up the server answers "the database system is starting
     // up". pg_isready asks the real question.

@@ -1,6 +1,11 @@
 //! Crash safety of the real binary, on SQLite and on PostgreSQL: a burst of concurrent writes (work orders with
 //! lines, batches of device events), SIGKILL in the middle of it, a restart on the same database, and then every
 //! acknowledged write is there, whole, and no write is there in part.
+//!
+//! And of its database: a PostgreSQL primary with a synchronous standby, behind PgBouncer, killed with SIGKILL under
+//! a steady load of work-order creates; the standby promoted and PgBouncer repointed, and the same server process
+//! answers again, having answered 503 with `Retry-After` only during the switch, with every acknowledged create on
+//! the promoted standby, whole.
 
 mod killed;
 
@@ -8,12 +13,14 @@ use std::collections::{HashMap, HashSet};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use demo::DEMO_ACCOUNTS;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use testkit::pgbouncer::{PgBouncer, PreparedStatements};
 use testkit::process::ServerProcess;
+use testkit::replication::ReplicatedPair;
 use testkit::scratch::Scratch;
 
 use killed::{seed, serve};
@@ -298,4 +305,171 @@ async fn on_postgres_acknowledged_writes_survive_sigkill_whole() {
     let scratch = Scratch::new("tranquera-crash-postgres");
     let url = testkit::postgres::new_database("tranquera_crash").await;
     acknowledged_writes_survive_sigkill(&url, &scratch).await;
+}
+
+/// Writers of the failover's steady load: each sends its next create once the last is answered.
+const STEADY_WRITERS: usize = 4;
+/// Acknowledged creates before the primary is killed, and again after the first one on the promoted standby.
+const ACKS_AROUND_SWITCH: usize = 40;
+
+/// One answer to a create during the failover.
+struct Answer {
+    sent: Instant,
+    at: Instant,
+    external_id: String,
+    shape: (usize, usize),
+    status: StatusCode,
+    retry_after: bool,
+    code: Option<Value>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgres_a_failover_to_a_synchronous_standby_loses_no_acknowledged_create() {
+    let scratch = Scratch::new("tranquera-failover");
+    let mut pair = tokio::task::spawn_blocking(ReplicatedPair::start)
+        .await
+        .expect("the clusters start")
+        .expect("a primary and its synchronous standby");
+    let pooler = PgBouncer::start(pair.primary_port(), PreparedStatements::Tracked).expect("PgBouncer starts");
+    let direct = testkit::postgres::create_database(&pair.primary_admin_url(), "tranquera_failover").await;
+    seed(&direct).await;
+    let name = direct
+        .rsplit_once('/')
+        .map(|(_, name)| name.to_owned())
+        .expect("a database name");
+    let server = serve(&pooler.url(&name), &scratch.join("server.log"), &[]);
+    let (api, society) = log_in(&server.base).await;
+    let refs = Arc::new(references(&api, society).await);
+
+    let answers = Arc::new(Mutex::new(Vec::<Answer>::new()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writers: Vec<_> = (0..STEADY_WRITERS)
+        .map(|writer| {
+            let (api, refs, answers, stop) = (api.clone(), refs.clone(), answers.clone(), stop.clone());
+            tokio::spawn(async move {
+                for n in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let shape = (1 + n % 4, 1 + n % 3);
+                    let external_id = format!("FAILOVER-{writer}-{n}-{}-{}", shape.0, shape.1);
+                    let sent = Instant::now();
+                    let answered = api
+                        .request(reqwest::Method::POST, "/integration/api/v1/workOrders")
+                        .json(&work_order(&refs, &external_id, shape.0, shape.1))
+                        .send()
+                        .await;
+                    let Ok(response) = answered else {
+                        panic!("the server stopped answering: {answered:?}");
+                    };
+                    let status = response.status();
+                    let retry_after = response.headers().contains_key("retry-after");
+                    let body: Value = response.json().await.unwrap_or(Value::Null);
+                    let code = (status != StatusCode::CREATED).then(|| body["error"]["code"].clone());
+                    answers.lock().expect("the answers").push(Answer {
+                        sent,
+                        at: Instant::now(),
+                        external_id,
+                        shape,
+                        status,
+                        retry_after,
+                        code,
+                    });
+                    if status != StatusCode::CREATED {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            })
+        })
+        .collect();
+    let created = |answers: &Mutex<Vec<Answer>>, after: Instant| {
+        let answers = answers.lock().expect("the answers");
+        answers
+            .iter()
+            .filter(|a| a.status == StatusCode::CREATED && a.sent > after)
+            .count()
+    };
+    let began = Instant::now();
+    while created(&answers, began) < ACKS_AROUND_SWITCH {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    pair.kill_primary().expect("the primary is killed");
+    let killed = Instant::now();
+    let pair = tokio::task::spawn_blocking(move || pair.promote_standby().map(|()| pair))
+        .await
+        .expect("the promotion runs")
+        .expect("the standby is promoted");
+    pooler.repoint(pair.standby_port()).expect("PgBouncer is repointed");
+    let repointed = Instant::now();
+    while created(&answers, killed) < ACKS_AROUND_SWITCH {
+        assert!(
+            killed.elapsed() < Duration::from_secs(90),
+            "no create succeeded within 90 s of the kill"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.await.expect("a writer");
+    }
+
+    let answers = std::mem::take(&mut *answers.lock().expect("the answers"));
+    let first_success = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::CREATED && a.sent > killed)
+        .map(|a| a.at)
+        .min()
+        .expect("a create after the kill");
+    for answer in answers.iter().filter(|a| a.status != StatusCode::CREATED) {
+        assert_eq!(
+            answer.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}: {:?}",
+            answer.external_id,
+            answer.code
+        );
+        assert!(answer.retry_after, "{}: a 503 without Retry-After", answer.external_id);
+        assert_eq!(
+            answer.code,
+            Some(json!(503)),
+            "{}: not in the envelope",
+            answer.external_id
+        );
+        assert!(
+            answer.at > killed && answer.at <= first_success + Duration::from_secs(1),
+            "{}: a 503 outside the switch, {} ms after the kill, the first success {} ms after it",
+            answer.external_id,
+            answer.at.duration_since(killed).as_millis(),
+            first_success.duration_since(killed).as_millis()
+        );
+    }
+
+    let stored: HashMap<String, (usize, usize)> = api
+        .all_items(WORK_ORDERS)
+        .await
+        .into_iter()
+        .filter_map(|order| {
+            let external_id = order["header"]["external_id"].as_str()?.to_owned();
+            let lines = |key: &str| order[key].as_array().map_or(0, Vec::len);
+            Some((external_id, (lines("supplies"), lines("labours"))))
+        })
+        .collect();
+    let acknowledged: Vec<&Answer> = answers.iter().filter(|a| a.status == StatusCode::CREATED).collect();
+    for answer in &acknowledged {
+        assert_eq!(
+            stored.get(&answer.external_id),
+            Some(&answer.shape),
+            "acknowledged {} is on the promoted standby, whole",
+            answer.external_id
+        );
+    }
+    eprintln!(
+        "failover: {} creates acknowledged, {} answered 503 during the switch; the standby was promoted and \
+         PgBouncer repointed {} ms after the kill; the first create succeeded {} ms after the kill",
+        acknowledged.len(),
+        answers.len() - acknowledged.len(),
+        repointed.duration_since(killed).as_millis(),
+        first_success.duration_since(killed).as_millis()
+    );
 }

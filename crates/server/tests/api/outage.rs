@@ -75,6 +75,12 @@ async fn with_postgres_stopped_requests_fail_fast_with_503_and_the_server_recove
             .await
             .expect("an answer, not a hang");
         slowest = slowest.max(asked.elapsed());
+        let retry_after = response.headers().get("retry-after").cloned();
+        assert_eq!(
+            retry_after.as_ref().and_then(|v| v.to_str().ok()),
+            Some("1"),
+            "503 says when to try again"
+        );
         let (code, message) = error_envelope(response, StatusCode::SERVICE_UNAVAILABLE).await;
         assert_eq!(code, 503);
         assert!(message.contains("no está disponible"), "{message}");
