@@ -132,30 +132,36 @@ def judge(result, results, ceiling, peer):
         if backend == "sqlite":
             return f"≥ 50,000 events/s per server core{shown}", None if not core else core >= 50_000
         return f"events/s per server core{shown}", None
-    if key.startswith("pooler_pgbouncer_"):
-        return pooler_comparison(result, results)
-    if key.startswith("pooler_direct_"):
-        return "", None
+    for measured, against in SIDE_BY_SIDE.items():
+        if key.startswith(measured):
+            return side_by_side(result, results, key.replace(measured, against, 1))
+        if key.startswith(against):
+            return "", None
     if key == "device_events":
         return "≥ 100,000 events/s, no failures", result["items_per_s"] >= 100_000 and result.get("non_2xx", 0) == 0
     return "", None
 
 
-def pooler_comparison(result, results):
-    """Through PgBouncer against straight to PostgreSQL, on the last round's row: all rounds pooled on each side, per
-    core of what serves the requests (the API server, PostgreSQL, and PgBouncer on its side) and in requests a
-    second. A comparison, not a target."""
-    key = result["key"]
-    rounds = find_all(results, key, "postgres")
+# Rows measured side by side with another in the same run, alternating rounds: the measured side's key prefix, and
+# its counterpart's. A comparison, not a target.
+SIDE_BY_SIDE = {"pooler_pgbouncer_": "pooler_direct_", "limits_on_": "limits_off_"}
+SIDE_BY_SIDE_PREFIXES = tuple(SIDE_BY_SIDE) + tuple(SIDE_BY_SIDE.values())
+
+
+def side_by_side(result, results, against_key):
+    """One side against the other, on the last round's row: all rounds pooled on each side, per core of what serves
+    the requests (the API server, PostgreSQL, and PgBouncer when it is on the path) and in requests a second."""
+    backend = result.get("backend")
+    rounds = find_all(results, result["key"], backend)
     if result is not rounds[-1]:
         return "", None
-    direct_rounds = find_all(results, key.replace("pooler_pgbouncer_", "pooler_direct_"), "postgres")
-    through, direct = pooled(rounds), pooled(direct_rounds)
-    if not through or not direct or not per_core(direct):
+    against_rounds = find_all(results, against_key, backend)
+    measured, against = pooled(rounds), pooled(against_rounds)
+    if not measured or not against or not per_core(against):
         return "", None
-    rps = sum(r["rps"] for r in rounds) / sum(r["rps"] for r in direct_rounds)
-    return (f"against direct, {len(rounds)} rounds: {per_core(through) / per_core(direct):.2f}× per core, "
-            f"{rps:.2f}× req/s"), None
+    rps = sum(r["rps"] for r in rounds) / sum(r["rps"] for r in against_rounds)
+    return (f"against {against_rounds[0]['scenario'].rsplit(', ', 1)[-1]}, {len(rounds)} rounds: "
+            f"{per_core(measured) / per_core(against):.2f}× per core, {rps:.2f}× req/s"), None
 
 
 def events_cost(without, with_events):
@@ -232,7 +238,7 @@ def rows(results):
             ratio(core / ceiling) if core and ceiling else "–",
             ratio(core / peer_core) if core and peer_core else "–",
             target,
-            "" if target in ("reference", "") or result["key"].startswith("pooler_") else verdict(ok),
+            "" if target in ("reference", "") or result["key"].startswith(SIDE_BY_SIDE_PREFIXES) else verdict(ok),
         ])
     for backend in ("sqlite", "postgres"):
         full = find(results, "sync_full", backend)

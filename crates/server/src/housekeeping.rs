@@ -49,6 +49,8 @@ impl HousekeepingConfig {
             Purge::LoginFailures => self.login_failures,
             Purge::IdempotencyKeys => self.idempotency_keys,
             Purge::FinishedJobs => self.finished_jobs,
+            // A full bucket is the same as none: nothing to keep.
+            Purge::SpentRateLimits => Duration::ZERO,
         }
     }
 }

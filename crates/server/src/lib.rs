@@ -126,8 +126,9 @@ pub fn openapi_document(header_token: &str) -> utoipa::openapi::OpenApi {
     routes::table().finish(header_token).2
 }
 
-/// Builds the whole application: routes, fallbacks and middleware.
-pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
+/// Builds the whole application: routes, fallbacks and middleware, counting requests against `limiters` (which
+/// [`Application`] shares with the other processes).
+fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -> io::Result<Router> {
     let headers = HeaderNames::new(&config.header_token)?;
     let (api, open, document) = routes::table().finish(&config.header_token);
     let docs = Arc::new(routes::docs::render(&document));
@@ -137,7 +138,7 @@ pub fn app(store: Store, config: ServerConfig) -> io::Result<Router> {
         config: Arc::new(config.clone()),
         headers: Arc::new(headers),
         docs,
-        limiters: Arc::new(ratelimit::Limiters::new(&config.rate_limits)),
+        limiters,
         rendered_lists: Arc::new(conditional::RenderedLists::new(config.list_cache_bytes)),
         bodies,
     }));
@@ -203,6 +204,7 @@ pub struct Application {
     jobs: worker::JobsConfig,
     webhooks: webhooks::WebhooksConfig,
     housekeeping: housekeeping::HousekeepingConfig,
+    limiters: Arc<ratelimit::Limiters>,
     metrics: Option<metrics::MetricsListener>,
     header_read_timeout: Duration,
     shutdown_timeout: Duration,
@@ -220,7 +222,8 @@ impl Application {
             Some(address) => Some(metrics::MetricsListener::bind(address, store.clone()).await?),
             None => None,
         };
-        let router = app(store.clone(), config)?;
+        let limiters = Arc::new(ratelimit::Limiters::new(&config.rate_limits));
+        let router = app(store.clone(), config, limiters.clone())?;
         Ok(Self {
             listener,
             router,
@@ -228,6 +231,7 @@ impl Application {
             jobs,
             webhooks,
             housekeeping,
+            limiters,
             metrics,
             header_read_timeout,
             shutdown_timeout,
@@ -254,6 +258,7 @@ impl Application {
     pub async fn run_until(mut self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let scrapes = self.metrics.take().map(metrics::MetricsListener::spawn);
         let purges = housekeeping::spawn(self.store.clone(), self.housekeeping.clone());
+        let shares = ratelimit::spawn_sharing(self.limiters.clone(), self.store.clone());
         let worker = self
             .jobs
             .enabled
@@ -306,7 +311,10 @@ impl Application {
                 tracing::warn!(timeout = ?self.shutdown_timeout, "requests still in flight are dropped");
             }
         }
-        for worker in [worker, deliverer, scrapes, Some(purges)].into_iter().flatten() {
+        for worker in [worker, deliverer, scrapes, Some(purges), Some(shares)]
+            .into_iter()
+            .flatten()
+        {
             worker.abort();
         }
         Ok(())

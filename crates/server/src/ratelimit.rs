@@ -1,31 +1,37 @@
-//! Rate limits per bearer token and per client address, and who the client is (its socket address, or the address a
-//! trusted proxy forwarded).
+//! Rate limits per bearer token and per client address, counted across every server process on the database, and
+//! who the client is (its socket address, or the address a trusted proxy forwarded).
 //!
-//! Each limit is a GCRA bucket (`governor`): `burst` requests at once, then one more every `replenish`. The buckets
-//! live in this process's memory: behind a balancer with N processes a client may reach N times a limit. Keys are
-//! the client address (an IPv6 client by its /64, the block one host usually holds) and a keyed hash of the bearer
-//! token, checked without a database lookup, so an invalid token is limited like a valid one. A bucket that is full
-//! again is indistinguishable from a new one, so once a map holds more than `max_keys` such buckets are dropped.
+//! Each limit is a GCRA bucket per key: `burst` requests at once, then one more every `replenish`. A bucket is its
+//! theoretical arrival time (TAT): the moment it would be full again. Each process decides in memory, with no
+//! database round trip on a request, and every [`SHARE_EVERY`] adds what it accepted to the buckets in the database
+//! (`Store::charge_rate_limit`), which answer with every process's requests counted; the process's own bucket then
+//! moves to that TAT. A client spread over N processes therefore gets the configured rate in total: between two
+//! shares each process may accept what its own bucket allows, and the next share puts the excess on the bucket as
+//! debt, refused until it is paid. The overshoot is bounded by what N processes accept in one share's interval.
+//!
+//! Keys are the client address (an IPv6 client by its /64, the block one host usually holds) and a SHA-256 digest of
+//! the bearer token, checked without a token lookup, so an invalid token is limited like a valid one. A bucket that
+//! is full again is the same as none, so each share forgets those it holds.
 //!
 //! Every answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10) for the limits
 //! that applied; a refused request is answered 429 in the envelope with `Retry-After`.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasher, Hash, RandomState};
+use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use governor::clock::{Clock, DefaultClock};
-use governor::middleware::StateInformationMiddleware;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
+use dashmap::DashMap;
 pub use ipnet::IpNet;
+use sha2::{Digest, Sha256};
+use store::Store;
+use tokio::task::JoinHandle;
 
 use crate::error::ApiError;
 use crate::extract::{bearer_token, ClientAddress};
@@ -40,12 +46,11 @@ pub const DEFAULT_TOKEN_BURST: u32 = 2000;
 pub const DEFAULT_ADDRESS_RATE: u32 = 2000;
 /// Requests at once per client address, unless configured otherwise.
 pub const DEFAULT_ADDRESS_BURST: u32 = 4000;
-/// Buckets a limit keeps before it drops the idle ones.
-pub const DEFAULT_MAX_KEYS: usize = 100_000;
+/// How often a process adds what it accepted to the shared buckets, and learns what the others accepted.
+pub const SHARE_EVERY: Duration = Duration::from_millis(250);
 
-/// Checks between two looks at the maps' sizes (a power of two): a look counts every shard, too dear for every
-/// request.
-const SWEEP_EVERY: usize = 1024;
+/// Keys a share sends in one statement.
+const KEYS_PER_SHARE: usize = 500;
 
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
@@ -70,8 +75,9 @@ impl Rate {
         })
     }
 
-    fn quota(self) -> Option<Quota> {
-        Some(Quota::with_period(self.replenish)?.allow_burst(NonZeroU32::new(self.burst)?))
+    /// Microseconds a request is worth: the bucket's refill per request.
+    fn emission_us(self) -> i64 {
+        i64::try_from(self.replenish.as_micros()).unwrap_or(i64::MAX).max(1)
     }
 
     /// Seconds an empty bucket takes to fill: the policy's window.
@@ -94,8 +100,6 @@ pub struct RateLimits {
     pub per_address: Option<Rate>,
     /// Peers whose `X-Forwarded-For` names the client; empty, the header is ignored.
     pub trusted_proxies: Vec<IpNet>,
-    /// Buckets a limit keeps before it drops those that are full again.
-    pub max_keys: usize,
 }
 
 impl Default for RateLimits {
@@ -104,7 +108,6 @@ impl Default for RateLimits {
             per_token: Rate::per_second(DEFAULT_TOKEN_RATE, DEFAULT_TOKEN_BURST),
             per_address: Rate::per_second(DEFAULT_ADDRESS_RATE, DEFAULT_ADDRESS_BURST),
             trusted_proxies: Vec::new(),
-            max_keys: DEFAULT_MAX_KEYS,
         }
     }
 }
@@ -117,13 +120,22 @@ pub fn parse_network(text: &str) -> Result<IpNet, String> {
         .map_err(|_| format!("{text:?} is neither an IP address nor a network such as 10.0.0.0/8"))
 }
 
-type Limiter<K> = RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+/// A key's bucket in this process.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// When the bucket is full again, in epoch microseconds, every process's requests counted up to the last share.
+    tat: i64,
+    /// Requests accepted here since the last share.
+    unshared: u32,
+}
 
-/// One limit: its name in the headers, its rate, and its buckets.
+/// One limit: its name in the headers and in the database, its rate, and its buckets.
 struct Bucket<K: Hash + Eq + Clone> {
     name: &'static str,
     rate: Rate,
-    limiter: Limiter<K>,
+    slots: DashMap<K, Slot>,
+    /// The key as the shared bucket names it.
+    shared_key: fn(&K) -> String,
 }
 
 /// What one limit said about a request.
@@ -134,41 +146,85 @@ struct Reading {
 }
 
 impl<K: Hash + Eq + Clone> Bucket<K> {
-    fn new(name: &'static str, rate: Option<Rate>) -> Option<Self> {
-        let rate = rate?;
-        let limiter = RateLimiter::dashmap(rate.quota()?).with_middleware::<StateInformationMiddleware>();
-        Some(Self { name, rate, limiter })
+    fn new(name: &'static str, rate: Option<Rate>, shared_key: fn(&K) -> String) -> Option<Self> {
+        Some(Self {
+            name,
+            rate: rate?,
+            slots: DashMap::new(),
+            shared_key,
+        })
     }
 
-    /// Takes one request from `key`'s bucket; refused, how long until it would be accepted.
-    fn take(&self, key: &K) -> (Reading, Option<Duration>) {
+    /// Takes one request from `key`'s bucket at `now` (epoch microseconds); refused, how long until it would be
+    /// accepted.
+    fn take(&self, key: &K, now: i64) -> (Reading, Option<Duration>) {
+        let emission = self.rate.emission_us();
+        let capacity = emission.saturating_mul(i64::from(self.rate.burst));
+        let mut slot = self.slots.entry(key.clone()).or_insert(Slot { tat: now, unshared: 0 });
+        let after = slot.tat.max(now).saturating_add(emission);
         let reading = |remaining| Reading {
             name: self.name,
             rate: self.rate,
             remaining,
         };
-        match self.limiter.check_key(key) {
-            Ok(snapshot) => (reading(snapshot.remaining_burst_capacity()), None),
-            Err(refusal) => (reading(0), Some(refusal.wait_time_from(self.limiter.clock().now()))),
+        if after - now > capacity {
+            let wait = u64::try_from(after - now - capacity).unwrap_or(0);
+            return (reading(0), Some(Duration::from_micros(wait)));
         }
+        slot.tat = after;
+        slot.unshared = slot.unshared.saturating_add(1);
+        let remaining = (capacity - (after - now)) / emission;
+        (reading(u32::try_from(remaining).unwrap_or(u32::MAX)), None)
     }
 
-    fn sweep(&self, max_keys: usize) {
-        if self.limiter.len() > max_keys {
-            self.limiter.retain_recent();
-            self.limiter.shrink_to_fit();
+    /// Adds what this process accepted since the last share to the shared buckets, and moves each of its buckets to
+    /// the shared one's TAT, plus what it accepted meanwhile. Forgets the buckets that are full again.
+    async fn share(&self, store: &Store, now: i64) -> Result<(), store::StoreError> {
+        let mut accepted: Vec<(String, K, u32)> = Vec::new();
+        for mut slot in self.slots.iter_mut() {
+            if slot.unshared > 0 {
+                accepted.push(((self.shared_key)(slot.key()), slot.key().clone(), slot.unshared));
+                slot.unshared = 0;
+            }
         }
+        // One order for every process, so that two shares never wait on each other's rows in opposite orders.
+        accepted.sort_by(|a, b| a.0.cmp(&b.0));
+        let emission = self.rate.emission_us();
+        for (index, chunk) in accepted.chunks(KEYS_PER_SHARE).enumerate() {
+            let charges: Vec<(String, u32)> = chunk.iter().map(|(shared, _, n)| (shared.clone(), *n)).collect();
+            let shared = match store.charge_rate_limit(self.name, emission, now, &charges).await {
+                Ok(shared) => shared,
+                Err(error) => {
+                    // Given back, this chunk's and the rest, to be shared next time: the database may be back then.
+                    for (_, key, n) in &accepted[index * KEYS_PER_SHARE..] {
+                        if let Some(mut slot) = self.slots.get_mut(key) {
+                            slot.unshared = slot.unshared.saturating_add(*n);
+                        }
+                    }
+                    return Err(error);
+                }
+            };
+            let keys: HashMap<&str, &K> = chunk.iter().map(|(shared, key, _)| (shared.as_str(), key)).collect();
+            for (shared_key, tat) in shared {
+                let Some(key) = keys.get(shared_key.as_str()) else {
+                    continue;
+                };
+                if let Some(mut slot) = self.slots.get_mut(*key) {
+                    let own_since = emission.saturating_mul(i64::from(slot.unshared));
+                    slot.tat = slot.tat.max(tat.saturating_add(own_since));
+                }
+            }
+        }
+        self.slots.retain(|_, slot| slot.tat > now || slot.unshared > 0);
+        Ok(())
     }
 }
 
 /// The limits of one server process.
 pub struct Limiters {
-    by_token: Option<Bucket<u64>>,
+    by_token: Option<Bucket<[u8; 16]>>,
     by_address: Option<Bucket<IpAddr>>,
     trusted_proxies: Vec<IpNet>,
-    max_keys: usize,
-    token_hasher: RandomState,
-    checks: AtomicUsize,
 }
 
 impl fmt::Debug for Limiters {
@@ -185,12 +241,9 @@ impl Limiters {
     /// Empty buckets for `limits`.
     pub fn new(limits: &RateLimits) -> Self {
         Self {
-            by_token: Bucket::new("token", limits.per_token),
-            by_address: Bucket::new("address", limits.per_address),
+            by_token: Bucket::new("token", limits.per_token, |digest| store::hex(digest)),
+            by_address: Bucket::new("address", limits.per_address, IpAddr::to_string),
             trusted_proxies: limits.trusted_proxies.clone(),
-            max_keys: limits.max_keys,
-            token_hasher: RandomState::new(),
-            checks: AtomicUsize::new(0),
         }
     }
 
@@ -227,28 +280,62 @@ impl Limiters {
 
     /// Takes one request from each bucket that applies, the address's first; refused, how long until it would not be.
     fn take(&self, address: Option<IpAddr>, token: Option<&str>, readings: &mut Vec<Reading>) -> Option<Duration> {
-        if self.checks.fetch_add(1, Ordering::Relaxed) & (SWEEP_EVERY - 1) == 0 {
-            if let Some(bucket) = &self.by_token {
-                bucket.sweep(self.max_keys);
-            }
-            if let Some(bucket) = &self.by_address {
-                bucket.sweep(self.max_keys);
-            }
-        }
+        let now = now_us();
         if let (Some(bucket), Some(address)) = (&self.by_address, address) {
-            let (reading, refused) = bucket.take(&address_key(address));
+            let (reading, refused) = bucket.take(&address_key(address), now);
             readings.push(reading);
             if refused.is_some() {
                 return refused;
             }
         }
         if let (Some(bucket), Some(token)) = (&self.by_token, token) {
-            let (reading, refused) = bucket.take(&self.token_hasher.hash_one(token));
+            let (reading, refused) = bucket.take(&token_key(token), now);
             readings.push(reading);
             return refused;
         }
         None
     }
+
+    /// One share of both limits (see the module's documentation).
+    pub async fn share(&self, store: &Store) -> Result<(), store::StoreError> {
+        let now = now_us();
+        if let Some(bucket) = &self.by_address {
+            bucket.share(store, now).await?;
+        }
+        if let Some(bucket) = &self.by_token {
+            bucket.share(store, now).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Shares the buckets every [`SHARE_EVERY`] until the returned task is aborted. A share that fails (the database is
+/// away) keeps what it could not add for the next.
+pub fn spawn_sharing(limiters: Arc<Limiters>, store: Store) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut shares = tokio::time::interval(SHARE_EVERY);
+        shares.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            shares.tick().await;
+            if let Err(error) = limiters.share(&store).await {
+                tracing::warn!(%error, "the rate limits could not be shared with the other processes");
+            }
+        }
+    })
+}
+
+/// Now, in epoch microseconds: the clock every process's buckets are on.
+fn now_us() -> i64 {
+    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since_epoch.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// The bucket a bearer token counts against: the first half of its SHA-256 digest, the same in every process.
+fn token_key(token: &str) -> [u8; 16] {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
 }
 
 /// Applies the limits, answers 429 past them, and tells the client where it stands on every answer.
@@ -397,13 +484,38 @@ mod tests {
     }
 
     #[test]
-    fn idle_buckets_are_dropped_past_the_bound() {
-        let bucket: Bucket<u32> = Bucket::new("token", Rate::per_second(1_000_000, 1)).expect("a limit");
-        for key in 0..100 {
-            bucket.take(&key);
+    fn a_bucket_accepts_its_burst_then_one_request_a_replenish() {
+        let bucket: Bucket<u32> = Bucket::new("token", Rate::per_second(10, 3), u32::to_string).expect("a limit");
+        let start = 1_000_000_000;
+        let accepted = (0..5).filter(|_| bucket.take(&1, start).1.is_none()).count();
+        assert_eq!(accepted, 3, "the burst");
+        assert_eq!(
+            bucket.take(&1, start).1,
+            Some(Duration::from_millis(100)),
+            "the wait for the next"
+        );
+        assert!(
+            bucket.take(&1, start + 100_000).1.is_none(),
+            "one more after a replenish"
+        );
+        assert!(bucket.take(&1, start + 100_000).1.is_some(), "and only one");
+        assert!(
+            bucket.take(&2, start).1.is_none(),
+            "another key has a bucket of its own"
+        );
+    }
+
+    #[test]
+    fn requests_another_process_accepted_are_refused_here_until_they_are_paid() {
+        let bucket: Bucket<u32> = Bucket::new("token", Rate::per_second(10, 3), u32::to_string).expect("a limit");
+        let start = 1_000_000_000;
+        assert!(bucket.take(&1, start).1.is_none());
+        // A share found 5 more requests of this key accepted elsewhere: the bucket is 300 ms in debt.
+        if let Some(mut slot) = bucket.slots.get_mut(&1) {
+            slot.tat = start + 600_000;
+            slot.unshared = 0;
         }
-        std::thread::sleep(Duration::from_millis(5));
-        bucket.sweep(10);
-        assert!(bucket.limiter.len() < 100, "{} buckets kept", bucket.limiter.len());
+        assert_eq!(bucket.take(&1, start).1, Some(Duration::from_millis(400)));
+        assert!(bucket.take(&1, start + 400_000).1.is_none());
     }
 }

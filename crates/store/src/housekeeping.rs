@@ -1,6 +1,6 @@
-//! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys and finished jobs
-//! past their retention. Each batch deletes at most a given number of rows, oldest first, in a transaction of its
-//! own, so a purge never holds its locks long. On PostgreSQL each batch first takes its purge's transaction-level
+//! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys, finished jobs past
+//! their retention, and shared rate-limit buckets that are full again. Each batch deletes at most a given number of
+//! rows, oldest first, in a transaction of its own, so a purge never holds its locks long. On PostgreSQL each batch first takes its purge's transaction-level
 //! advisory lock without waiting: when another process holds it, this one skips the purge, so exactly one process
 //! does each purge at a time. SQLite's single writer serialises them anyway.
 
@@ -18,15 +18,18 @@ pub enum Purge {
     IdempotencyKeys,
     /// Jobs that finished or failed before the cut-off.
     FinishedJobs,
+    /// Shared rate-limit buckets full again before the cut-off: the same as none.
+    SpentRateLimits,
 }
 
 impl Purge {
     /// Every purge.
-    pub const ALL: [Purge; 4] = [
+    pub const ALL: [Purge; 5] = [
         Purge::ExpiredTokens,
         Purge::LoginFailures,
         Purge::IdempotencyKeys,
         Purge::FinishedJobs,
+        Purge::SpentRateLimits,
     ];
 
     /// A name for logs.
@@ -36,6 +39,7 @@ impl Purge {
             Purge::LoginFailures => "login failures",
             Purge::IdempotencyKeys => "idempotency keys",
             Purge::FinishedJobs => "finished jobs",
+            Purge::SpentRateLimits => "spent rate-limit buckets",
         }
     }
 
@@ -47,6 +51,7 @@ impl Purge {
                 Purge::LoginFailures => 2,
                 Purge::IdempotencyKeys => 3,
                 Purge::FinishedJobs => 4,
+                Purge::SpentRateLimits => 5,
             }
     }
 
@@ -66,6 +71,12 @@ impl Purge {
                 "society_id, id",
                 "finished_at IS NOT NULL AND finished_at < $1 AND status IN ('finished', 'failed') \
                  ORDER BY finished_at",
+            ),
+            // Buckets keep microseconds; cut-offs are milliseconds.
+            Purge::SpentRateLimits => (
+                "rate_limit_buckets",
+                "limit_name, limit_key",
+                "tat_us < $1 * 1000 ORDER BY tat_us",
             ),
         }
     }

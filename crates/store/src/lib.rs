@@ -19,6 +19,7 @@
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
 //! - [`import`]: operators' bulk loads and exports of master data, one engine for every importable resource.
+//! - [`rate_limits`]: the rate limits' buckets every server process shares.
 //! - [`webhooks`]: webhook endpoints, and their deliveries from fan-out to the last attempt.
 //! - [`metrics`]: what operators' metrics read of the store: pools, job queue, webhook backlog.
 
@@ -41,6 +42,7 @@ pub mod metrics;
 mod migrate;
 pub mod pages;
 mod pg_point;
+pub mod rate_limits;
 pub mod reference;
 pub mod render;
 pub mod resources;

@@ -57,6 +57,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("migrations/0015_event_line_probes.sql"),
     ),
     (16, "housekeeping", include_str!("migrations/0016_housekeeping.sql")),
+    (
+        17,
+        "rate_limit_buckets",
+        include_str!("migrations/0017_rate_limit_buckets.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

@@ -203,7 +203,6 @@ impl HttpArgs {
                 per_token: Rate::per_second(self.rate_limit_token, self.rate_limit_token_burst),
                 per_address: Rate::per_second(self.rate_limit_address, self.rate_limit_address_burst),
                 trusted_proxies: self.trusted_proxies.clone(),
-                ..RateLimits::default()
             },
             jobs: JobsConfig {
                 enabled: !self.no_jobs,

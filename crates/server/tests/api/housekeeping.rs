@@ -1,20 +1,28 @@
-//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys and finished jobs past
-//! their retentions, a bounded batch at a time, and keeps everything else; on PostgreSQL a purge another process
-//! is running is skipped.
+//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys, finished jobs past
+//! their retentions and rate-limit buckets full again, a bounded batch at a time, and keeps everything else; on
+//! PostgreSQL a purge another process is running is skipped.
 
 use server::housekeeping::{self, HousekeepingConfig};
 use sqlx::Connection;
 use store::housekeeping::{Purge, Purged};
 
-use crate::helpers::{Backend, TestApp};
-use crate::on_both_backends;
+use crate::helpers::{Backend, Setup, TestApp};
+use crate::on_both_backends_with;
 
 /// A timestamp long past every retention (epoch milliseconds).
 const LONG_AGO: i64 = 1_000;
 /// Rows of each kind past their retention: more than one batch of the test's.
 const OLD_ROWS: usize = 5;
 
-on_both_backends! {
+/// No job worker: the test's pending job must stay pending, not be claimed and failed as a kind no worker knows.
+fn without_jobs() -> Setup {
+    let mut setup = Setup::default();
+    setup.server.jobs.enabled = false;
+    setup
+}
+
+on_both_backends_with! {
+    without_jobs();
     async fn a_round_purges_only_what_is_past_its_retention_a_batch_at_a_time(app) {
         let society = app.integers("SELECT min(id) FROM societies WHERE id >= $1", 0).await[0];
         let user = app.integers("SELECT min(id) FROM users WHERE society_id = $1", society).await[0];
@@ -26,6 +34,8 @@ on_both_backends! {
                          VALUES ($1, {user}, 'housekeeping', 'access', 'housekeeping-{index}', {when}, {LONG_AGO})"),
                 format!("INSERT INTO idempotency_keys (society_id, idempotency_key, request_hash, status, created_at, \
                          expires_at) VALUES ($1, 'housekeeping-{index}', 'hash', 201, {LONG_AGO}, {when})"),
+                format!("INSERT INTO rate_limit_buckets (limit_name, limit_key, tat_us) \
+                         SELECT 'token', 'housekeeping-{index}', {when} * 1000 WHERE $1 > 0"),
             ] {
                 app.execute(&sql, society).await.expect("an insert");
             }
@@ -51,6 +61,8 @@ on_both_backends! {
             vec![later], "only the live token is left");
         assert_eq!(left("SELECT expires_at FROM idempotency_keys WHERE society_id = $1 \
                          AND idempotency_key LIKE 'housekeeping-%'").await, vec![later], "only the live key is left");
+        assert_eq!(left("SELECT tat_us / 1000 FROM rate_limit_buckets WHERE limit_key LIKE 'housekeeping-%' \
+                         AND $1 > 0").await, vec![later], "only the bucket not yet full again is left");
         assert_eq!(left("SELECT failed_at FROM login_failures WHERE subject = 'housekeeping' AND $1 > 0").await,
             vec![recent], "only the recent failure is left");
         assert_eq!(left("SELECT COALESCE(finished_at, 0) FROM jobs WHERE society_id = $1 AND kind = 'housekeeping' \

@@ -1,11 +1,12 @@
 //! Limits: rate limits per token and per client address (429 in the envelope, with `Retry-After` and the
-//! `RateLimit-Policy` / `RateLimit` headers), whom `X-Forwarded-For` is believed from, and the time-outs that keep a
-//! slow client from holding a connection. Rate limits and time-outs live in the HTTP layer, before any query, so
-//! these tests run on SQLite only. The page-size maximum and the body limit are tested in `pipeline.rs`
+//! `RateLimit-Policy` / `RateLimit` headers), counted across processes, whom `X-Forwarded-For` is believed from, and
+//! the time-outs that keep a slow client from holding a connection. A request's limits are decided in the HTTP layer,
+//! before any query, so these tests run on SQLite only, but for the one of two processes sharing their buckets
+//! through the database, which runs on both. The page-size maximum and the body limit are tested in `pipeline.rs`
 //! (`bad_page_and_size_values_are_400`, `oversized_bodies_are_413_in_the_envelope`).
 
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
 use server::ratelimit::{parse_network, Rate};
@@ -20,6 +21,12 @@ const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
 const THREE: Option<Rate> = Some(Rate {
     burst: 3,
     replenish: Duration::from_secs(60),
+});
+
+/// Twenty requests a second, twenty at once.
+const TWENTY: Option<Rate> = Some(Rate {
+    burst: 20,
+    replenish: Duration::from_millis(50),
 });
 
 fn limits(per_token: Option<Rate>, per_address: Option<Rate>, trusted: &[&str]) -> Setup {
@@ -275,4 +282,50 @@ async fn a_body_that_stalls_is_answered_408_in_the_envelope() {
             "The request body stopped arriving for more than 1 seconds."
         );
     }
+}
+
+/// A client sending at twice its limit, its requests spread over two processes by turns, gets about its limit
+/// accepted in total, and 429 with `Retry-After` for the rest. Each process alone sees only the limit's rate, and
+/// would accept every request.
+async fn two_processes_give_a_client_its_limit_in_total(backend: Backend) {
+    let first = TestApp::spawn_with(backend, limits(TWENTY, None, &[])).await;
+    let second = first.sibling_with(limits(TWENTY, None, &[]).server).await;
+    let token = first.token(integrator("AR")).await;
+    let mut sends = tokio::time::interval(Duration::from_millis(25));
+    let started = Instant::now();
+    let (mut accepted, mut refused) = (0_u32, 0_u32);
+    for turn in 0..160 {
+        sends.tick().await;
+        let app = if turn % 2 == 0 { &first } else { &second };
+        let response = app.get(ESTABLISHMENTS, &token).await;
+        match response.status() {
+            StatusCode::OK => accepted += 1,
+            StatusCode::TOO_MANY_REQUESTS => {
+                assert!(
+                    !header(&response, "retry-after").is_empty(),
+                    "a 429 says when to try again"
+                );
+                refused += 1;
+            }
+            other => panic!("an answer of {other}"),
+        }
+    }
+    // The burst, then twenty a second: about 100 of the 160 over the 4 seconds.
+    let allowed = 20.0 + 20.0 * started.elapsed().as_secs_f64();
+    let share = f64::from(accepted) / allowed;
+    eprintln!("{backend:?}: {accepted} accepted and {refused} refused of 160; the limit allows {allowed:.0}");
+    assert!(
+        (0.85..=1.2).contains(&share),
+        "{accepted} accepted where the limit allows {allowed:.0}"
+    );
+}
+
+#[tokio::test]
+async fn on_sqlite_two_processes_give_a_client_its_limit_in_total() {
+    two_processes_give_a_client_its_limit_in_total(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn on_postgres_two_processes_give_a_client_its_limit_in_total() {
+    two_processes_give_a_client_its_limit_in_total(Backend::Postgres).await;
 }
