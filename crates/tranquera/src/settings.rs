@@ -123,13 +123,13 @@ pub struct HttpArgs {
     /// Seconds a stopping server (SIGTERM, Ctrl-C) lets requests in flight finish before it drops them.
     #[arg(long, env = "TRANQUERA_SHUTDOWN_TIMEOUT", default_value_t = config::DEFAULT_SHUTDOWN_TIMEOUT.as_secs())]
     pub shutdown_timeout: u64,
-    /// Requests a second per bearer token, in this process; 0 for no limit.
+    /// Requests a second per bearer token, across every process on the database; 0 for no limit.
     #[arg(long, env = "TRANQUERA_RATE_LIMIT_TOKEN", default_value_t = ratelimit::DEFAULT_TOKEN_RATE)]
     pub rate_limit_token: u32,
     /// Requests a token may send at once, above its rate.
     #[arg(long, env = "TRANQUERA_RATE_LIMIT_TOKEN_BURST", default_value_t = ratelimit::DEFAULT_TOKEN_BURST)]
     pub rate_limit_token_burst: u32,
-    /// Requests a second per client address, in this process; 0 for no limit.
+    /// Requests a second per client address, across every process on the database; 0 for no limit.
     #[arg(long, env = "TRANQUERA_RATE_LIMIT_ADDRESS", default_value_t = ratelimit::DEFAULT_ADDRESS_RATE)]
     pub rate_limit_address: u32,
     /// Requests a client address may send at once, above its rate.
