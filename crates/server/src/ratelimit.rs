@@ -133,6 +133,10 @@ struct Slot {
 struct Bucket<K: Hash + Eq + Clone> {
     name: &'static str,
     rate: Rate,
+    /// Microseconds a request is worth ([`Rate::emission_us`]).
+    emission: i64,
+    /// How far ahead of now a bucket's TAT may be: the burst's worth of requests.
+    capacity: i64,
     slots: DashMap<K, Slot>,
     /// The key as the shared bucket names it.
     shared_key: fn(&K) -> String,
@@ -147,9 +151,13 @@ struct Reading {
 
 impl<K: Hash + Eq + Clone> Bucket<K> {
     fn new(name: &'static str, rate: Option<Rate>, shared_key: fn(&K) -> String) -> Option<Self> {
+        let rate = rate?;
+        let emission = rate.emission_us();
         Some(Self {
             name,
-            rate: rate?,
+            rate,
+            emission,
+            capacity: emission.saturating_mul(i64::from(rate.burst)),
             slots: DashMap::new(),
             shared_key,
         })
@@ -158,8 +166,7 @@ impl<K: Hash + Eq + Clone> Bucket<K> {
     /// Takes one request from `key`'s bucket at `now` (epoch microseconds); refused, how long until it would be
     /// accepted.
     fn take(&self, key: &K, now: i64) -> (Reading, Option<Duration>) {
-        let emission = self.rate.emission_us();
-        let capacity = emission.saturating_mul(i64::from(self.rate.burst));
+        let (emission, capacity) = (self.emission, self.capacity);
         let mut slot = self.slots.entry(key.clone()).or_insert(Slot { tat: now, unshared: 0 });
         let after = slot.tat.max(now).saturating_add(emission);
         let reading = |remaining| Reading {
@@ -189,7 +196,7 @@ impl<K: Hash + Eq + Clone> Bucket<K> {
         }
         // One order for every process, so that two shares never wait on each other's rows in opposite orders.
         accepted.sort_by(|a, b| a.0.cmp(&b.0));
-        let emission = self.rate.emission_us();
+        let emission = self.emission;
         for (index, chunk) in accepted.chunks(KEYS_PER_SHARE).enumerate() {
             let charges: Vec<(String, u32)> = chunk.iter().map(|(shared, _, n)| (shared.clone(), *n)).collect();
             let shared = match store.charge_rate_limit(self.name, emission, now, &charges).await {

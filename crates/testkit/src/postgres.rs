@@ -20,7 +20,6 @@ const INSTALL_HINT: &str = "PostgreSQL server binaries (initdb, postgres) were n
     or set TEST_DATABASE_URL to a PostgreSQL server where the test user may CREATE DATABASE.";
 
 struct Cluster {
-    admin_url: String,
     port: u16,
     /// Holding the child holds its stdin open; dropping it at exit is what stops the cluster.
     _sidecar: Mutex<Child>,
@@ -35,14 +34,10 @@ pub fn admin_url() -> String {
     if let Ok(url) = std::env::var("TEST_DATABASE_URL") {
         return url;
     }
-    let cluster = match CLUSTER.get_or_init(start) {
-        Ok(cluster) => cluster,
-        Err(error) => panic!("cannot start PostgreSQL for the tests: {error}"),
-    };
     if !pgbouncer::requested() {
-        return cluster.admin_url.clone();
+        return cluster_admin_url();
     }
-    match POOLER.get_or_init(|| PgBouncer::start(cluster.port, PreparedStatements::Tracked)) {
+    match POOLER.get_or_init(|| PgBouncer::start(cluster_port(), PreparedStatements::Tracked)) {
         Ok(pooler) => pooler.url("postgres"),
         Err(error) => panic!("cannot start PgBouncer for the tests: {error}"),
     }
@@ -119,11 +114,8 @@ fn start() -> Result<Cluster, String> {
     let bin = server_bin()?;
     let as_postgres = running_as_root();
     let dir = new_data_dir(&bin, as_postgres)?;
-    let port = free_port()?;
-    let sidecar = launch(&bin, as_postgres, &dir, port, FAST_AND_LOOSE)?;
-    wait_until_ready(&bin, &dir, port)?;
+    let (port, sidecar) = launch_ready(&bin, as_postgres, &dir, FAST_AND_LOOSE)?;
     Ok(Cluster {
-        admin_url: admin_url_of(port),
         port,
         _sidecar: Mutex::new(sidecar),
     })
@@ -144,15 +136,13 @@ impl OwnCluster {
         let bin = server_bin()?;
         let as_postgres = running_as_root();
         let dir = new_data_dir(&bin, as_postgres)?;
-        let port = free_port()?;
-        let running = Some(launch(&bin, as_postgres, &dir, port, FAST_AND_LOOSE)?);
-        wait_until_ready(&bin, &dir, port)?;
+        let (port, sidecar) = launch_ready(&bin, as_postgres, &dir, FAST_AND_LOOSE)?;
         Ok(Self {
             bin,
             dir,
             port,
             as_postgres,
-            running,
+            running: Some(sidecar),
         })
     }
 
@@ -233,25 +223,41 @@ pub(crate) fn new_data_dir(bin: &Path, as_postgres: bool) -> Result<PathBuf, Str
             return Err(format!("cannot hand {} to the postgres user", dir.display()));
         }
     }
-    let initdb = command(as_postgres, &bin.join("initdb").to_string_lossy())
-        .arg("-D")
-        .arg(&dir)
-        .args([
-            "-U",
-            "postgres",
-            "-A",
-            "trust",
-            "-E",
-            "UTF8",
-            "--no-sync",
-            "--no-instructions",
-        ])
-        .output()
-        .map_err(|e| format!("initdb did not run: {e}"))?;
-    if !initdb.status.success() {
-        return Err(format!("initdb failed: {}", String::from_utf8_lossy(&initdb.stderr)));
-    }
+    run(
+        command(as_postgres, &bin.join("initdb").to_string_lossy())
+            .arg("-D")
+            .arg(&dir)
+            .args([
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+                "--no-instructions",
+            ]),
+        "initdb",
+    )?;
     Ok(dir)
+}
+
+/// Runs `command` to its end; fails with what it said when it did not succeed.
+pub(crate) fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command.output().map_err(|e| format!("{what} did not run: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed: {}", String::from_utf8_lossy(&output.stderr)))
+    }
+}
+
+/// A server on `dir` with `settings`, on a free port, once it accepts queries: its port, and the shell that stops it.
+pub(crate) fn launch_ready(bin: &Path, as_postgres: bool, dir: &Path, settings: &str) -> Result<(u16, Child), String> {
+    let port = free_port()?;
+    let sidecar = launch(bin, as_postgres, dir, port, settings)?;
+    wait_until_ready(bin, dir, port)?;
+    Ok((port, sidecar))
 }
 
 /// A test cluster's durability: none that a test run needs, since the machine does not crash under it.

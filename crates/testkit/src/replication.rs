@@ -9,7 +9,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use crate::postgres::{
-    admin_url_of, command, finish, free_port, launch, new_data_dir, running_as_root, server_bin, wait_until_ready,
+    admin_url_of, command, finish, free_port, launch_ready, new_data_dir, run, running_as_root, server_bin,
 };
 
 /// Every commit on the primary waits until the standby has it (`*`: whichever standby is connected).
@@ -38,42 +38,35 @@ impl ReplicatedPair {
         let bin = server_bin()?;
         let as_postgres = running_as_root();
         let primary_dir = new_data_dir(&bin, as_postgres)?;
-        let primary_port = free_port()?;
+        let (primary_port, primary_sidecar) = launch_ready(&bin, as_postgres, &primary_dir, SYNCHRONOUS)?;
         let primary = Node {
-            sidecar: Some(launch(&bin, as_postgres, &primary_dir, primary_port, SYNCHRONOUS)?),
             dir: primary_dir,
             port: primary_port,
+            sidecar: Some(primary_sidecar),
         };
-        wait_until_ready(&bin, &primary.dir, primary.port)?;
 
         let standby_dir = empty_dir(as_postgres)?;
-        let standby_port = free_port()?;
-        let copy = command(as_postgres, &bin.join("pg_basebackup").to_string_lossy())
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &primary.port.to_string(),
-                "-U",
-                "postgres",
-                "-D",
-            ])
-            .arg(&standby_dir)
-            .args(["-R", "-X", "stream", "-c", "fast"])
-            .output()
-            .map_err(|e| format!("pg_basebackup did not run: {e}"))?;
-        if !copy.status.success() {
-            return Err(format!(
-                "pg_basebackup failed: {}",
-                String::from_utf8_lossy(&copy.stderr)
-            ));
-        }
+        run(
+            command(as_postgres, &bin.join("pg_basebackup").to_string_lossy())
+                .args([
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &primary.port.to_string(),
+                    "-U",
+                    "postgres",
+                    "-D",
+                ])
+                .arg(&standby_dir)
+                .args(["-R", "-X", "stream", "-c", "fast"]),
+            "pg_basebackup",
+        )?;
+        let (standby_port, standby_sidecar) = launch_ready(&bin, as_postgres, &standby_dir, ALONE)?;
         let standby = Node {
-            sidecar: Some(launch(&bin, as_postgres, &standby_dir, standby_port, ALONE)?),
             dir: standby_dir,
             port: standby_port,
+            sidecar: Some(standby_sidecar),
         };
-        wait_until_ready(&bin, &standby.dir, standby.port)?;
         let pair = Self {
             bin,
             as_postgres,
@@ -123,18 +116,12 @@ impl ReplicatedPair {
 
     /// Promotes the standby to a primary and returns once it accepts writes.
     pub fn promote_standby(&self) -> Result<(), String> {
-        let promote = command(self.as_postgres, &self.bin.join("pg_ctl").to_string_lossy())
-            .args(["promote", "-w", "-t", "60", "-D"])
-            .arg(&self.standby.dir)
-            .output()
-            .map_err(|e| format!("pg_ctl did not run: {e}"))?;
-        if !promote.status.success() {
-            return Err(format!(
-                "pg_ctl promote failed: {}",
-                String::from_utf8_lossy(&promote.stderr)
-            ));
-        }
-        Ok(())
+        run(
+            command(self.as_postgres, &self.bin.join("pg_ctl").to_string_lossy())
+                .args(["promote", "-w", "-t", "60", "-D"])
+                .arg(&self.standby.dir),
+            "pg_ctl promote",
+        )
     }
 
     fn wait_until_synchronous(&self) -> Result<(), String> {
