@@ -39,6 +39,10 @@ const DURATION_BUCKETS: &[f64] = &[
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
+/// Upper bounds of the pool's acquire-wait buckets, in seconds: from a free connection (microseconds) to the acquire
+/// time-out.
+const ACQUIRE_WAIT_BUCKETS: &[f64] = &[0.0001, 0.001, 0.01, 0.1, 0.5, 1.0, 5.0, 30.0];
+
 /// The process's recorder, installed once: every server of a process (a test's several) shares it.
 static HANDLE: Mutex<Option<PrometheusHandle>> = Mutex::new(None);
 
@@ -50,6 +54,11 @@ fn handle() -> io::Result<PrometheusHandle> {
     }
     let recorder = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Full(REQUEST_DURATION.to_owned()), DURATION_BUCKETS)
+        .map_err(io::Error::other)?
+        .set_buckets_for_metric(
+            Matcher::Full(store::metrics::ACQUIRE_WAIT.to_owned()),
+            ACQUIRE_WAIT_BUCKETS,
+        )
         .map_err(io::Error::other)?
         .build_recorder();
     let handle = recorder.handle();
@@ -87,6 +96,15 @@ fn describe() {
     describe_gauge!(
         "tranquera_db_pool_connections",
         "Open pooled database connections of this process, by pool and state (in_use or idle)."
+    );
+    describe_gauge!(
+        "tranquera_db_pool_waiting",
+        "Database operations of this process waiting for a pooled connection now, by pool."
+    );
+    describe_histogram!(
+        store::metrics::ACQUIRE_WAIT,
+        Unit::Seconds,
+        "Time database operations waited for a pooled connection (opening one included), by pool."
     );
     describe_gauge!(
         "tranquera_db_pool_max_connections",
@@ -149,6 +167,7 @@ async fn scrape(State((store, handle)): State<(Store, PrometheusHandle)>) -> Res
         gauge!("tranquera_db_pool_connections", "pool" => pool.name, "state" => "in_use").set(f64::from(in_use));
         gauge!("tranquera_db_pool_connections", "pool" => pool.name, "state" => "idle").set(f64::from(pool.idle));
         gauge!("tranquera_db_pool_max_connections", "pool" => pool.name).set(f64::from(pool.max));
+        gauge!("tranquera_db_pool_waiting", "pool" => pool.name).set(f64::from(pool.waiting));
     }
     match store.queue_vitals().await {
         Ok(queues) => {

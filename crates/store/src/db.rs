@@ -6,12 +6,13 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::durability::WalSync;
 use crate::events::OwnEvent;
 use crate::inline::InlineReader;
+use crate::metered::MeteredPool;
 use crate::pg_point::PgPointReader;
 use crate::StoreError;
 
@@ -74,14 +75,17 @@ pub(crate) enum Db {
     /// Answers to writes wait for [`WalSync`], which makes their commits durable in groups.
     /// The point reads of every request go through [`InlineReader`] instead of the read pool.
     Sqlite {
-        read: SqlitePool,
-        write: SqlitePool,
+        read: MeteredPool<sqlx::Sqlite>,
+        write: MeteredPool<sqlx::Sqlite>,
         wal: Arc<WalSync>,
         inline: Arc<InlineReader>,
     },
     /// PostgreSQL handles concurrent writers itself. The point read of every request goes through
     /// [`PgPointReader`] instead of the pool.
-    Postgres { pool: PgPool, point: Arc<PgPointReader> },
+    Postgres {
+        pool: MeteredPool<sqlx::Postgres>,
+        point: Arc<PgPointReader>,
+    },
 }
 
 /// Runs `$body` with `$pool` bound to a pool that may be read from.
@@ -145,7 +149,7 @@ pub(crate) trait BeginWrite {
     ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
 }
 
-impl BeginWrite for SqlitePool {
+impl BeginWrite for MeteredPool<sqlx::Sqlite> {
     type Database = sqlx::Sqlite;
 
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
@@ -163,7 +167,7 @@ impl BeginWrite for SqlitePool {
 
 /// A SQLite transaction begun by `statement`.
 async fn begin_sqlite(
-    pool: &SqlitePool,
+    pool: &MeteredPool<sqlx::Sqlite>,
     statement: &'static str,
 ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
     // sqlx checks a custom BEGIN took effect after the worker ran it, at an await of its own: a caller cancelled
@@ -172,20 +176,20 @@ async fn begin_sqlite(
     // task of its own, the begin always completes, and a transaction nobody awaits any more is dropped, which
     // rolls it back.
     let pool = pool.clone();
-    tokio::spawn(async move { pool.begin_with(statement).await })
+    tokio::spawn(async move { pool.begin_with(Some(statement)).await })
         .await
         .map_err(|_| sqlx::Error::WorkerCrashed)?
 }
 
-impl BeginWrite for PgPool {
+impl BeginWrite for MeteredPool<sqlx::Postgres> {
     type Database = sqlx::Postgres;
 
     async fn begin_write(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
-        Ok(WriteTx::new(self.begin().await?))
+        Ok(WriteTx::new(self.begin_with(None).await?))
     }
 
     async fn begin_write_own_events(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
-        let begun = self.begin_with(crate::events::POSTGRES_BEGIN_OWN_EVENTS).await?;
+        let begun = self.begin_with(Some(crate::events::POSTGRES_BEGIN_OWN_EVENTS)).await?;
         Ok(WriteTx {
             own_events: true,
             ..WriteTx::new(begun)
@@ -555,8 +559,8 @@ impl Db {
                 .connect_with(connect.read_only(true).pragma("cache_size", READER_CACHE))
                 .await?;
             Ok(Db::Sqlite {
-                read,
-                write,
+                read: MeteredPool::new(read, "read"),
+                write: MeteredPool::new(write, "write"),
                 wal,
                 inline,
             })
@@ -578,7 +582,10 @@ impl Db {
                 PG_POINT_CONNECTIONS,
                 options.acquire_timeout,
             ));
-            Ok(Db::Postgres { pool, point })
+            Ok(Db::Postgres {
+                pool: MeteredPool::new(pool, "main"),
+                point,
+            })
         } else {
             Err(StoreError::Config(format!(
                 "unsupported database URL {url:?}: use sqlite://PATH or postgres://…"

@@ -38,6 +38,7 @@ mod inline;
 pub mod jobs;
 pub mod list;
 mod lookups;
+mod metered;
 pub mod metrics;
 mod migrate;
 pub mod pages;
@@ -271,8 +272,8 @@ impl Store {
 
     /// Closes the store's pools, waiting for connections in use.
     pub async fn close(&self) {
-        with_writer!(&self.db, pool => pool.close().await);
-        db::with_reader!(&self.db, pool => pool.close().await);
+        with_writer!(&self.db, pool => pool.pool().close().await);
+        db::with_reader!(&self.db, pool => pool.pool().close().await);
     }
 
     /// Operator tools: societies, users, farmers and keys, which the API does not create.

@@ -1,9 +1,12 @@
 //! What an operator's metrics read of the store: its pools' connections, the job queue and the webhook backlog
-//! (whole-database figures, no tenant's), and the count of operations that found no free connection.
+//! (whole-database figures, no tenant's), the operations waiting for a connection and how long they waited, and the
+//! count of those that found none in time.
 
 use std::time::Duration;
 
 use crate::db::{with_reader, Db};
+use crate::metered::MeteredPool;
+pub use crate::metered::ACQUIRE_WAIT;
 use crate::{now_millis, Store, StoreError};
 
 /// Database operations that found no free pooled connection within the acquire time-out.
@@ -20,6 +23,8 @@ pub struct PoolVitals {
     pub idle: u32,
     /// The most it opens.
     pub max: u32,
+    /// Operations waiting for one of its connections.
+    pub waiting: u32,
 }
 
 /// The work waiting in the whole database.
@@ -35,6 +40,18 @@ pub struct QueueVitals {
     pub oldest_delivery_age: Duration,
 }
 
+/// `metered`'s figures now.
+fn vitals<DB: sqlx::Database>(metered: &MeteredPool<DB>) -> PoolVitals {
+    let pool = metered.pool();
+    PoolVitals {
+        name: metered.name(),
+        open: pool.size(),
+        idle: u32::try_from(pool.num_idle()).unwrap_or(u32::MAX),
+        max: pool.options().get_max_connections(),
+        waiting: metered.waiting(),
+    }
+}
+
 /// Age of something created at `created_at` (epoch milliseconds), at `now`.
 fn age(created_at: Option<i64>, now: i64) -> Duration {
     Duration::from_millis(created_at.map_or(0, |created_at| u64::try_from(now - created_at).unwrap_or(0)))
@@ -43,35 +60,9 @@ fn age(created_at: Option<i64>, now: i64) -> Duration {
 impl Store {
     /// This process's connection pools, as they are now.
     pub fn pool_vitals(&self) -> Vec<PoolVitals> {
-        let vitals = |name, size: u32, idle: usize, max: u32| PoolVitals {
-            name,
-            open: size,
-            idle: u32::try_from(idle).unwrap_or(u32::MAX),
-            max,
-        };
         match &self.db {
-            Db::Sqlite { read, write, .. } => vec![
-                vitals(
-                    "read",
-                    read.size(),
-                    read.num_idle(),
-                    read.options().get_max_connections(),
-                ),
-                vitals(
-                    "write",
-                    write.size(),
-                    write.num_idle(),
-                    write.options().get_max_connections(),
-                ),
-            ],
-            Db::Postgres { pool, .. } => {
-                vec![vitals(
-                    "main",
-                    pool.size(),
-                    pool.num_idle(),
-                    pool.options().get_max_connections(),
-                )]
-            }
+            Db::Sqlite { read, write, .. } => vec![vitals(read), vitals(write)],
+            Db::Postgres { pool, .. } => vec![vitals(pool)],
         }
     }
 

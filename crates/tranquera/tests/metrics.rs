@@ -141,11 +141,17 @@ async fn scrape_after_traffic(scratch: &Scratch, database: &str, pools: &[(&str,
             let expected = format!(r#"tranquera_db_pool_connections{{pool="{pool}",state="{state}"}}"#);
             assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
         }
+        let expected = format!(r#"tranquera_db_pool_waiting{{pool="{pool}"}} 0"#);
+        assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
         if let Some(max) = max {
             let expected = format!(r#"tranquera_db_pool_max_connections{{pool="{pool}"}} {max}"#);
             assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
         }
     }
+    // The scrape's own read of the queues took a connection of the pool that reads (before the text was rendered).
+    let reader = pools[0].0;
+    let expected = format!(r#"tranquera_db_pool_acquire_wait_seconds_bucket{{pool="{reader}",le="30"}}"#);
+    assert!(text.contains(&expected), "the scrape lacks {expected}:\n{text}");
     for private in [PLOT_ID, UNKNOWN] {
         assert!(!text.contains(private), "a label shows {private}:\n{text}");
     }
