@@ -1,10 +1,11 @@
-//! The point read every request makes on SQLite (its token check and its society's data version), run on the
-//! request's own thread over read-only connections of their own.
+//! The reads of every request on SQLite, run on the request's own thread over read-only connections of their own:
+//! the token check and the society's data version, and the rows of list pages and records.
 //!
 //! sqlx's SQLite driver runs each connection on a thread of its own and hands every query and every row across
-//! threads; for a one-row lookup that costs far more than the lookup (see docs/performance.md). These reads take
-//! microseconds against a WAL database, whose readers never wait for its writer, so running them where the request
-//! runs is cheaper than any hand-off.
+//! threads; for a one-row lookup that costs far more than the lookup, and for a page of a hundred rows about as much
+//! as reading and rendering them (see docs/performance.md). These reads take from microseconds to a few hundred
+//! against a WAL database, whose readers never wait for its writer, so running them where the request runs is
+//! cheaper than any hand-off. A page is bounded (its size, by a keyset), so no read holds the thread for long.
 
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
@@ -12,13 +13,19 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::db::{Arg, Sql};
+use crate::list::FromSqliteRow;
 use crate::StoreError;
 
 /// Idle connections kept for the next reads; a few per core cover every request thread.
 const IDLE_CONNECTIONS: usize = 8;
 
-/// Kibibytes of page cache per connection: these reads touch a handful of index pages.
-const CACHE_KIB: i64 = 256;
+/// Kibibytes of page cache per connection: the operating system caches the database file anyway, as for the pool's
+/// readers.
+const CACHE_KIB: i64 = 512;
+
+/// Prepared statements kept per connection: one per list and shape of page asked lately.
+const STATEMENTS: usize = 32;
 
 /// Read-only connections to one SQLite database, opened when needed and kept idle between reads.
 #[derive(Debug)]
@@ -58,7 +65,45 @@ impl InlineReader {
         )?;
         connection.busy_timeout(Duration::from_secs(10))?;
         connection.pragma_update(None, "cache_size", -CACHE_KIB)?;
+        connection.set_prepared_statement_cache_capacity(STATEMENTS);
         Ok(connection)
+    }
+}
+
+/// The rows `sql` selects on `connection`, each decoded by `T`.
+pub(crate) fn rows<T: FromSqliteRow>(connection: &Connection, sql: &Sql) -> rusqlite::Result<Vec<T>> {
+    let mut statement = connection.prepare_cached(&sql.text)?;
+    for index in 1..=statement.parameter_count() {
+        // `$n` stands for the n-th argument wherever it appears, as sqlx binds it; SQLite numbers named parameters
+        // in the order they first appear instead.
+        let argument = statement
+            .parameter_name(index)
+            .and_then(|name| name.strip_prefix('$'))
+            .and_then(|number| number.parse::<usize>().ok())
+            .and_then(|number| number.checked_sub(1))
+            .and_then(|position| sql.args.get(position))
+            .ok_or(rusqlite::Error::InvalidParameterCount(index, sql.args.len()))?;
+        statement.raw_bind_parameter(index, argument)?;
+    }
+    let mut rows = statement.raw_query();
+    let mut decoded = Vec::new();
+    while let Some(row) = rows.next()? {
+        decoded.push(T::from_sqlite_row(row)?);
+    }
+    Ok(decoded)
+}
+
+impl rusqlite::ToSql for Arg {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        match self {
+            Arg::Int(value) => value.to_sql(),
+            Arg::OptionalInt(value) => value.to_sql(),
+            Arg::Float(value) => value.to_sql(),
+            Arg::OptionalFloat(value) => value.to_sql(),
+            Arg::Bool(value) => value.to_sql(),
+            Arg::Text(value) => value.to_sql(),
+            Arg::OptionalText(value) => value.to_sql(),
+        }
     }
 }
 

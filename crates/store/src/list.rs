@@ -15,7 +15,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Dialect, Sql};
+use crate::db::{bind_args, with_reader, Arg, Db, Dialect, Sql};
 use crate::pages::{PageIndex, PageRows};
 use crate::{Render, Scope, Store, StoreError};
 
@@ -69,10 +69,42 @@ impl ListSpec {
     }
 }
 
+/// A row read through SQLite's own interface (`rusqlite`), column by column in the order selected: what the reads
+/// that run on the request's thread decode (see [`crate::inline`]). [`sqlite_row!`](crate::sqlite_row) writes it.
+pub trait FromSqliteRow: Sized {
+    /// The row's fields from `row`'s columns, in order.
+    fn from_sqlite_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+}
+
+/// Declares a row struct and its [`FromSqliteRow`], which reads its fields from the columns in declaration order (so
+/// the struct's fields must be in the order its statements select them).
+#[macro_export]
+macro_rules! sqlite_row {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $row:ident { $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $ty:ty),* $(,)? }
+    ) => {
+        $(#[$meta])*
+        $vis struct $row { $($(#[$field_meta])* $field_vis $field: $ty,)* }
+
+        impl $crate::list::FromSqliteRow for $row {
+            fn from_sqlite_row(row: &::rusqlite::Row<'_>) -> ::rusqlite::Result<Self> {
+                let mut column = 0;
+                Ok(Self {
+                    $($field: {
+                        column += 1;
+                        row.get(column - 1)?
+                    },)*
+                })
+            }
+        }
+    };
+}
+
 /// A readable resource: its declaration, its row and its wire shape.
 pub trait Resource: Send + Sync + 'static {
     /// One row as selected by [`ListSpec::columns`].
-    type Row: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin;
+    type Row: FromSqliteRow + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin;
     /// The wire shape of one item.
     type Item: Serialize + Send + 'static;
     /// How the resource is read.
@@ -279,12 +311,7 @@ impl Store {
                     }
                 }
                 select.push(" ORDER BY t.id LIMIT ").arg(Arg::Int(to_i64(page.size)));
-                with_reader!(&self.db, pool => {
-                    bind_args!(sqlx::query_as::<_, R::Row>(&select.text), &select.args)
-                        .fetch_all(pool)
-                        .await
-                        .map_err(StoreError::from)?
-                })
+                self.select_rows(&select).await?
             }
         };
         let render = scope.render();
@@ -299,16 +326,20 @@ impl Store {
 
     /// The version of `table` for society `society_id`: the sum of its change counters, 0 before its first change.
     async fn table_version(&self, society_id: i64, table: &str) -> Result<i64, StoreError> {
-        Ok(with_reader!(&self.db, pool => {
-            sqlx::query_scalar(
-                "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) FROM table_versions \
-                 WHERE society_id = $1 AND table_name = $2",
-            )
-            .bind(society_id)
-            .bind(table)
-            .fetch_one(pool)
-            .await?
-        }))
+        const VERSION: &str = "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) FROM table_versions \
+                               WHERE society_id = $1 AND table_name = $2";
+        match &self.db {
+            Db::Sqlite { inline, .. } => inline.read(|connection| {
+                connection
+                    .prepare_cached(VERSION)?
+                    .query_row((society_id, table), |row| row.get(0))
+            }),
+            Db::Postgres { pool, .. } => Ok(sqlx::query_scalar(VERSION)
+                .bind(society_id)
+                .bind(table)
+                .fetch_one(pool)
+                .await?),
+        }
     }
 
     /// The page index of one list: from the cache while the list's table keeps the version it has now, else built
@@ -360,11 +391,23 @@ impl Store {
             ..filter
         };
         sql.push(" AND t.id = ").arg(Arg::Int(id));
-        let row: Option<R::Row> = with_reader!(&self.db, pool => {
-            bind_args!(sqlx::query_as::<_, R::Row>(&sql.text), &sql.args).fetch_optional(pool).await?
-        });
+        let row = self.select_rows::<R::Row>(&sql).await?.pop();
         let render = scope.render();
         Ok(row.map(|row| R::render(row, &render)))
+    }
+
+    /// The rows `sql` selects. On SQLite they are read on the request's own thread ([`crate::inline`]): sqlx's driver
+    /// would hand every row from its connection's thread to the request's, which costs more than reading it.
+    pub(crate) async fn select_rows<T>(&self, sql: &Sql) -> Result<Vec<T>, StoreError>
+    where
+        T: FromSqliteRow + for<'r> FromRow<'r, PgRow> + Send + Unpin,
+    {
+        match &self.db {
+            Db::Sqlite { inline, .. } => inline.read(|connection| crate::inline::rows(connection, sql)),
+            Db::Postgres { pool, .. } => Ok(bind_args!(sqlx::query_as::<_, T>(&sql.text), &sql.args)
+                .fetch_all(pool)
+                .await?),
+        }
     }
 }
 
@@ -425,11 +468,13 @@ macro_rules! resource {
         $(#[$meta])*
         pub struct $marker;
 
-        #[doc = concat!("One row of `", $name, "` as selected.")]
-        #[derive(Debug, sqlx::FromRow)]
-        pub struct $row {
-            pub(crate) id: i64,
-            $(pub(crate) $field: $ty,)*
+        $crate::sqlite_row! {
+            #[doc = concat!("One row of `", $name, "` as selected.")]
+            #[derive(Debug, sqlx::FromRow)]
+            pub struct $row {
+                pub(crate) id: i64,
+                $(pub(crate) $field: $ty,)*
+            }
         }
 
         impl $crate::list::Resource for $marker {

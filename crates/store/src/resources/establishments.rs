@@ -9,17 +9,19 @@ use crate::db::{with_writer, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
-/// One establishment row.
-#[derive(Debug, sqlx::FromRow)]
-pub struct EstablishmentRow {
-    id: i64,
-    farmer_id: i64,
-    name: String,
-    external_code: Option<String>,
-    active: bool,
-    created_at: i64,
-    updated_at: i64,
-    deleted_at: Option<i64>,
+crate::sqlite_row! {
+    /// One establishment row.
+    #[derive(Debug, sqlx::FromRow)]
+    pub struct EstablishmentRow {
+        id: i64,
+        farmer_id: i64,
+        name: String,
+        external_code: Option<String>,
+        active: bool,
+        created_at: i64,
+        updated_at: i64,
+        deleted_at: Option<i64>,
+    }
 }
 
 /// Unqualified, so the same list serves `SELECT`, and `RETURNING` (which SQLite allows only unqualified).

@@ -4,23 +4,25 @@ use wire::farmers::{FarmerV2, FarmerV3};
 
 use crate::{ListSpec, Render, Resource, Scoping};
 
-/// A farmer with its derived area.
-#[derive(Debug, sqlx::FromRow)]
-pub struct FarmerRow {
-    id: i64,
-    society_id: i64,
-    name: String,
-    lastname: Option<String>,
-    cuit: Option<String>,
-    observations: Option<String>,
-    external_code: Option<String>,
-    email: Option<String>,
-    phone_number: Option<String>,
-    active: bool,
-    created_at: i64,
-    updated_at: i64,
-    deleted_at: Option<i64>,
-    area: f64,
+crate::sqlite_row! {
+    /// A farmer with its derived area.
+    #[derive(Debug, sqlx::FromRow)]
+    pub struct FarmerRow {
+        id: i64,
+        society_id: i64,
+        name: String,
+        lastname: Option<String>,
+        cuit: Option<String>,
+        observations: Option<String>,
+        external_code: Option<String>,
+        email: Option<String>,
+        phone_number: Option<String>,
+        active: bool,
+        created_at: i64,
+        updated_at: i64,
+        deleted_at: Option<i64>,
+        area: f64,
+    }
 }
 
 // The area is summed from the farmer's establishments down (by `establishments_farmer`, then `plots_establishment`);

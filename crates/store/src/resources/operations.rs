@@ -148,20 +148,22 @@ resource! {
     }
 }
 
-/// One job row, whichever its kind: every kind reports the same status shape.
-#[derive(Debug, sqlx::FromRow)]
-pub struct JobRow {
-    id: i64,
-    status: String,
-    total_items: i64,
-    processed_items: i64,
-    failed_items: i64,
-    result: Option<String>,
-    error: Option<String>,
-    created_at: i64,
-    started_at: Option<i64>,
-    finished_at: Option<i64>,
-    updated_at: i64,
+crate::sqlite_row! {
+    /// One job row, whichever its kind: every kind reports the same status shape.
+    #[derive(Debug, sqlx::FromRow)]
+    pub struct JobRow {
+        id: i64,
+        status: String,
+        total_items: i64,
+        processed_items: i64,
+        failed_items: i64,
+        result: Option<String>,
+        error: Option<String>,
+        created_at: i64,
+        started_at: Option<i64>,
+        finished_at: Option<i64>,
+        updated_at: i64,
+    }
 }
 
 const JOB_COLUMNS: &str = "t.id, t.status, t.total_items, t.processed_items, t.failed_items, t.result, t.error, \

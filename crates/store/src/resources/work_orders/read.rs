@@ -11,29 +11,31 @@ use wire::work_orders::{
 };
 use wire::Page;
 
-use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::db::{Arg, Sql};
 use crate::list::{parse_ids, FlagFilter, ListError};
 use crate::{ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
-/// One work order header row.
-#[derive(Debug, sqlx::FromRow)]
-pub struct WorkOrderRow {
-    pub(crate) id: i64,
-    pub(crate) society_id: i64,
-    pub(crate) external_id: Option<String>,
-    pub(crate) system_id: String,
-    pub(crate) name: String,
-    pub(crate) date: i64,
-    pub(crate) voucher_date: i64,
-    pub(crate) voucher_type_id: i64,
-    pub(crate) pending: bool,
-    pub(crate) executed: bool,
-    pub(crate) confirmed: bool,
-    pub(crate) is_read_only: bool,
-    pub(crate) active: bool,
-    pub(crate) created_at: i64,
-    pub(crate) updated_at: i64,
-    pub(crate) deleted_at: Option<i64>,
+crate::sqlite_row! {
+    /// One work order header row.
+    #[derive(Debug, sqlx::FromRow)]
+    pub struct WorkOrderRow {
+        pub(crate) id: i64,
+        pub(crate) society_id: i64,
+        pub(crate) external_id: Option<String>,
+        pub(crate) system_id: String,
+        pub(crate) name: String,
+        pub(crate) date: i64,
+        pub(crate) voucher_date: i64,
+        pub(crate) voucher_type_id: i64,
+        pub(crate) pending: bool,
+        pub(crate) executed: bool,
+        pub(crate) confirmed: bool,
+        pub(crate) is_read_only: bool,
+        pub(crate) active: bool,
+        pub(crate) created_at: i64,
+        pub(crate) updated_at: i64,
+        pub(crate) deleted_at: Option<i64>,
+    }
 }
 
 /// The headers of `GET /api/v3/third_party/work_orders`; [`Store::list_work_orders`] adds their lines.
@@ -115,34 +117,38 @@ impl WorkOrderStateFilter {
     }
 }
 
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct SupplyRow {
-    pub(crate) id: i64,
-    pub(crate) work_order_id: i64,
-    pub(crate) campaign_id: i64,
-    pub(crate) formulated_id: i64,
-    pub(crate) area_applied: f64,
-    pub(crate) total_applied: f64,
-    pub(crate) date: i64,
-    pub(crate) pending: bool,
-    pub(crate) executed: bool,
-    pub(crate) confirmed: bool,
+crate::sqlite_row! {
+    #[derive(Debug, sqlx::FromRow)]
+    pub(crate) struct SupplyRow {
+        pub(crate) id: i64,
+        pub(crate) work_order_id: i64,
+        pub(crate) campaign_id: i64,
+        pub(crate) formulated_id: i64,
+        pub(crate) area_applied: f64,
+        pub(crate) total_applied: f64,
+        pub(crate) date: i64,
+        pub(crate) pending: bool,
+        pub(crate) executed: bool,
+        pub(crate) confirmed: bool,
+    }
 }
 
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct LabourRow {
-    pub(crate) id: i64,
-    pub(crate) work_order_id: i64,
-    pub(crate) campaign_id: i64,
-    pub(crate) labour_type_id: Option<i64>,
-    pub(crate) area_applied: f64,
-    pub(crate) date: i64,
-    pub(crate) pending: bool,
-    pub(crate) executed: bool,
-    pub(crate) confirmed: bool,
-    pub(crate) contractors: Option<String>,
-    pub(crate) machines: Option<String>,
-    pub(crate) applicators: Option<String>,
+crate::sqlite_row! {
+    #[derive(Debug, sqlx::FromRow)]
+    pub(crate) struct LabourRow {
+        pub(crate) id: i64,
+        pub(crate) work_order_id: i64,
+        pub(crate) campaign_id: i64,
+        pub(crate) labour_type_id: Option<i64>,
+        pub(crate) area_applied: f64,
+        pub(crate) date: i64,
+        pub(crate) pending: bool,
+        pub(crate) executed: bool,
+        pub(crate) confirmed: bool,
+        pub(crate) contractors: Option<String>,
+        pub(crate) machines: Option<String>,
+        pub(crate) applicators: Option<String>,
+    }
 }
 
 pub(crate) const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
@@ -224,15 +230,8 @@ impl Store {
         let ids: Vec<i64> = headers.iter().map(|h| h.local_id).collect();
         let supplies_sql = lines_query(SUPPLY_COLUMNS, "work_order_supplies", "s", society_id, &ids);
         let labours_sql = lines_query(LABOUR_COLUMNS, "work_order_labours", "l", society_id, &ids);
-        let (supplies, labours): (Vec<SupplyRow>, Vec<LabourRow>) = with_reader!(&self.db, pool => {
-            let supplies = bind_args!(sqlx::query_as::<_, SupplyRow>(&supplies_sql.text), &supplies_sql.args)
-                .fetch_all(pool)
-                .await?;
-            let labours = bind_args!(sqlx::query_as::<_, LabourRow>(&labours_sql.text), &labours_sql.args)
-                .fetch_all(pool)
-                .await?;
-            (supplies, labours)
-        });
+        let supplies = self.select_rows(&supplies_sql).await?;
+        let labours = self.select_rows(&labours_sql).await?;
         Ok(assemble(headers, supplies, labours, &scope.render()))
     }
 }
