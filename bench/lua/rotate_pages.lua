@@ -2,8 +2,9 @@
 -- the server keeps is ever asked for again before it is forgotten: what a page costs when it must be read.
 local pages = tonumber(os.getenv("BENCH_PAGES") or "2000")
 local page = 0
+local separator = wrk.path:find("?", 1, true) and "&" or "?"
 
 request = function()
    page = page % pages + 1
-   return wrk.format("GET", wrk.path .. "?page=" .. page)
+   return wrk.format("GET", wrk.path .. separator .. "page=" .. page)
 end
