@@ -72,6 +72,9 @@ impl InlineReader {
 
 /// The rows `sql` selects on `connection`, each decoded by `T`.
 pub(crate) fn rows<T: FromSqliteRow>(connection: &Connection, sql: &Sql) -> rusqlite::Result<Vec<T>> {
+    // The field sqlx's own statement log uses, so one filter (`RUST_LOG=sqlx::query=debug,store::inline=debug`) shows
+    // every statement a request runs.
+    tracing::debug!(db.statement = %sql.text, "inline read");
     let mut statement = connection.prepare_cached(&sql.text)?;
     for index in 1..=statement.parameter_count() {
         // `$n` stands for the n-th argument wherever it appears, as sqlx binds it; SQLite numbers named parameters
