@@ -73,7 +73,7 @@ pub(crate) enum Db {
     /// SQLite allows one writer at a time, so writes go through a one-connection pool of their own: writers queue
     /// in the pool instead of failing with `SQLITE_BUSY`, and readers never wait for them (WAL).
     /// Answers to writes wait for [`WalSync`], which makes their commits durable in groups.
-    /// The point reads of every request go through [`InlineReader`] instead of the read pool.
+    /// Every request's reads (its token check, list pages, records) go through [`InlineReader`], not the read pool.
     Sqlite {
         read: MeteredPool<sqlx::Sqlite>,
         write: MeteredPool<sqlx::Sqlite>,
