@@ -20,10 +20,12 @@
 //! - this file: arguments, the resource table, the state file, the run.
 //! - `export`: JSONL and CSV rendering.
 //! - `feed`: which lists the change feed says changed.
+//! - `fetch`: one list's pages, fetched ahead of the mirror's writes.
 //! - `progress`: bars on a terminal, plain lines elsewhere.
 
 mod export;
 mod feed;
+mod fetch;
 mod mirror;
 pub(crate) mod progress;
 
@@ -34,13 +36,12 @@ use std::time::Instant;
 use chrono::{DateTime, FixedOffset, Utc};
 use clap::{Args, ValueEnum};
 use client::{Client, Filters, Generation, StatusCode};
-use futures_util::TryStreamExt as _;
+use futures_util::{stream, StreamExt as _};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::login::Login;
 use crate::settings::Failure;
-use mirror::{Mirror, MirrorRow};
+use mirror::Mirror;
 use progress::Reporter;
 
 /// The state file's name inside the output folder.
@@ -49,6 +50,8 @@ pub const STATE_FILE: &str = ".tranquera-sync.json";
 pub const MIRROR_FILE: &str = "tranquera.sqlite";
 /// Page size asked of v3 lists: the largest the API allows, so a sync makes the fewest requests (v2 pages by 100).
 const PAGE_SIZE: u32 = 500;
+/// Resources synced at once; see [`run`].
+const CONCURRENT_RESOURCES: usize = 2;
 
 /// Arguments of `tranquera sync`. Credentials come from `TRANQUERA_EMAIL` / `TRANQUERA_PASSWORD` or a prompt,
 /// never from a flag, so they stay out of shell history and process lists.
@@ -249,6 +252,8 @@ struct ResourceSummary {
     live: u64,
     /// Whether the list was read; false when the feed showed no change of it.
     walked: bool,
+    /// Milliseconds the resource took, from its first request to its files written and the mirror settled.
+    elapsed_ms: u128,
     /// Why a skipped resource was skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -284,23 +289,36 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
 
     let mut summaries = Vec::new();
     let mut failure = None;
-    for resource in selected {
-        let since = state.resources.get(resource.name).map(|s| s.since);
-        // The instant before the first request: anything written after it is seen by the next run.
-        let resource_started = Utc::now().fixed_offset();
-        let outcome = match since {
-            Some(since) if plan.unchanged(resource.name) => unchanged(&mirror, resource, since).await,
-            _ => sync_resource(&api, &mirror, resource, since, &reporter).await,
-        };
+    let walks: Vec<_> = selected
+        .into_iter()
+        .map(|resource| (resource, state.resources.get(resource.name).map(|s| s.since)))
+        .collect();
+    let run = Run {
+        api: &api,
+        mirror: &mirror,
+        plan: &plan,
+        reporter: &reporter,
+        out: &args.out,
+        format: args.format,
+    };
+    // Two lists at once: while one waits on the server (work orders) the other keeps the client busy (device
+    // events), and each one's state is still recorded in the table's order.
+    let mut outcomes = stream::iter(walks)
+        .map(|(resource, since)| run.resource(resource, since))
+        .buffered(CONCURRENT_RESOURCES);
+    while let Some(done) = outcomes.next().await {
+        let Done {
+            resource,
+            since,
+            started_at,
+            outcome,
+        } = done;
         match outcome {
-            Ok(mut summary) => {
-                if summary.walked {
-                    summary.live = write_files(&mirror, &args.out, args.format, resource.name).await?;
-                }
+            Ok(summary) => {
                 state.resources.insert(
                     resource.name.to_owned(),
                     ResourceState {
-                        since: resource_started - overlap,
+                        since: started_at - overlap,
                         finished_at: Utc::now().fixed_offset(),
                     },
                 );
@@ -320,6 +338,7 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
                     total_items: 0,
                     live: 0,
                     walked: false,
+                    elapsed_ms: 0,
                     reason: Some(reason),
                 });
             }
@@ -330,6 +349,8 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
             }
         }
     }
+    // A list still in flight after a failure is given up; its state is not saved, so the next run walks it again.
+    drop(outcomes);
     mirror.close().await;
     if failure.is_none() {
         if let Some(cursor) = plan.cursor_to_save() {
@@ -357,6 +378,62 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
     match failure {
         Some(error) => Err(format!("sync stopped at {error}; run again to resume").into()),
         None => Ok(()),
+    }
+}
+
+/// What every resource of a run shares.
+struct Run<'a> {
+    api: &'a Client,
+    mirror: &'a Mirror,
+    plan: &'a feed::FeedPlan,
+    reporter: &'a Reporter,
+    out: &'a Path,
+    format: Format,
+}
+
+/// One resource's outcome, with what its state needs.
+struct Done {
+    resource: &'static Resource,
+    since: Option<DateTime<FixedOffset>>,
+    /// The instant before the resource's first request: anything written after it is seen by the next run.
+    started_at: DateTime<FixedOffset>,
+    outcome: Result<ResourceSummary, Skip>,
+}
+
+impl Run<'_> {
+    /// Syncs one resource (or notes it unchanged), writes its files and makes the mirror durable.
+    async fn resource(&self, resource: &'static Resource, since: Option<DateTime<FixedOffset>>) -> Done {
+        let started_at = Utc::now().fixed_offset();
+        let clock = Instant::now();
+        let outcome = match since {
+            Some(since) if self.plan.unchanged(resource.name) => unchanged(self.mirror, resource, since).await,
+            _ => sync_resource(self.api, self.mirror, resource, since, self.reporter).await,
+        };
+        let outcome = match outcome {
+            Ok(summary) => self.finish(resource, summary, clock).await.map_err(Skip::Failed),
+            Err(skip) => Err(skip),
+        };
+        Done {
+            resource,
+            since,
+            started_at,
+            outcome,
+        }
+    }
+
+    async fn finish(
+        &self,
+        resource: &Resource,
+        mut summary: ResourceSummary,
+        clock: Instant,
+    ) -> Result<ResourceSummary, Failure> {
+        if summary.walked {
+            summary.live = write_files(self.mirror, self.out, self.format, resource.name).await?;
+        }
+        // The state about to say "synced" must not outlive, in a power loss, the records it vouches for.
+        self.mirror.settle().await?;
+        summary.elapsed_ms = clock.elapsed().as_millis();
+        Ok(summary)
     }
 }
 
@@ -426,39 +503,34 @@ async fn sync_resource(
         total_items: 0,
         live: 0,
         walked: true,
+        elapsed_ms: 0,
         reason: None,
     };
     for (filters, deleted) in passes {
-        let mut pages = api.pages::<Value>(resource.generation, resource.path, &filters);
-        let mut first = true;
-        loop {
-            let page = match pages.try_next().await {
-                Ok(Some(page)) => page,
-                Ok(None) => break,
-                Err(client::Error::Api { status, .. })
-                    if first && (status == StatusCode::FORBIDDEN || status == StatusCode::NOT_FOUND) =>
-                {
-                    task.abandon();
-                    return Err(Skip::Unreadable(format!("the server answered {status}")));
-                }
-                Err(error) => {
-                    task.abandon();
-                    return Err(failed(error));
-                }
-            };
-            if first {
-                task.expect(page.total_items);
-                summary.total_items += page.total_items;
-                first = false;
+        let query = filters.query(resource.generation);
+        let (mut walk, first) = match fetch::Walk::start(api, resource.name, resource.path, query, deleted).await {
+            Ok(started) => started,
+            Err(fetch::WalkError::Api(client::Error::Api { status, .. }))
+                if status == StatusCode::FORBIDDEN || status == StatusCode::NOT_FOUND =>
+            {
+                task.abandon();
+                return Err(Skip::Unreadable(format!("the server answered {status}")));
             }
-            let rows = page
-                .items
-                .iter()
-                .map(|record| row(resource.name, record, deleted))
-                .collect::<Result<Vec<_>, Failure>>()
-                .map_err(failed)?;
-            mirror.upsert(resource.name, &rows).await.map_err(failed)?;
-            let count = rows.len() as u64;
+            Err(fetch::WalkError::Api(error)) => {
+                task.abandon();
+                return Err(failed(error));
+            }
+            Err(fetch::WalkError::Failed(error)) => {
+                task.abandon();
+                return Err(Skip::Failed(error));
+            }
+        };
+        task.expect(first.total_items);
+        summary.total_items += first.total_items;
+        let mut next = Some(first);
+        while let Some(page) = next {
+            mirror.upsert(resource.name, &page.rows).await.map_err(failed)?;
+            let count = page.rows.len() as u64;
             if deleted {
                 summary.deleted += count;
             } else {
@@ -466,6 +538,13 @@ async fn sync_resource(
             }
             summary.pages += 1;
             task.page(count);
+            next = match walk.next().await {
+                Ok(next) => next,
+                Err(error) => {
+                    task.abandon();
+                    return Err(Skip::Failed(error));
+                }
+            };
         }
     }
     task.finish(&format!("{} changed, {} deleted", summary.updated, summary.deleted));
@@ -489,34 +568,8 @@ async fn unchanged(
         total_items: 0,
         live: mirror.live_count(resource.name).await.map_err(failed)?,
         walked: false,
+        elapsed_ms: 0,
         reason: None,
-    })
-}
-
-/// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
-fn row(resource: &str, record: &Value, deleted: bool) -> Result<MirrorRow, Failure> {
-    let field = |name: &str| {
-        record
-            .get(name)
-            .or_else(|| record.get("header").and_then(|h| h.get(name)))
-    };
-    let id = record
-        .get("id")
-        .or_else(|| record.get("header").and_then(|h| h.get("local_id")))
-        .and_then(Value::as_i64)
-        .ok_or_else(|| format!("{resource}: a record without a numeric id"))?;
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
-    let deleted_at = if deleted {
-        // Listed under the deleted filter: deleted, even if the shape carries no `deleted_at` to say when.
-        Some(text(field("deleted_at")).unwrap_or_else(|| Utc::now().fixed_offset().to_rfc3339()))
-    } else {
-        None
-    };
-    Ok(MirrorRow {
-        id,
-        record: record.to_string(),
-        updated_at: text(field("updated_at")),
-        deleted_at,
     })
 }
 
@@ -536,7 +589,6 @@ async fn write_files(mirror: &Mirror, out: &Path, format: Format, resource: &str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn resource_names_are_unique_and_plain() {
@@ -547,21 +599,6 @@ mod tests {
         assert!(names
             .iter()
             .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
-    }
-
-    #[test]
-    fn work_orders_are_keyed_by_their_header() {
-        let order = json!({"header": {"local_id": 7, "updated_at": "2025-01-01T00:00:00-03:00", "deleted_at": null}});
-        let row = row("work_orders", &order, false).expect("a row");
-        assert_eq!(row.id, 7);
-        assert_eq!(row.updated_at.as_deref(), Some("2025-01-01T00:00:00-03:00"));
-        assert_eq!(row.deleted_at, None);
-        let gone = json!({"id": 3, "deleted_at": "2025-02-01T00:00:00+00:00"});
-        assert_eq!(row_deleted(&gone).as_deref(), Some("2025-02-01T00:00:00+00:00"));
-    }
-
-    fn row_deleted(record: &Value) -> Option<String> {
-        row("units", record, true).expect("a row").deleted_at
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Row as _;
 
 use crate::settings::Failure;
@@ -28,6 +28,9 @@ pub struct MirrorRow {
     /// Its `deleted_at` when the API listed it as deleted; `None` for a live record.
     pub deleted_at: Option<String>,
 }
+
+/// Rows bound to one insert statement: 400 values, far below SQLite's limit of 32,766.
+const ROWS_A_STATEMENT: usize = 100;
 
 /// An open mirror file.
 #[derive(Debug, Clone)]
@@ -57,6 +60,10 @@ impl Mirror {
             .create_if_missing(true)
             // WAL lets a reader (a BI tool, the tests) look at the file while a sync writes it.
             .journal_mode(SqliteJournalMode::Wal)
+            // A page's commit need not reach the disk: a resource interrupted half-way is fetched again whole, and
+            // `settle` makes a finished resource durable before the state file says so. One `fsync` a page was
+            // 6 % of a full sync's client time.
+            .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10));
         // One connection: the sync writes page after page, and a single writer never waits on itself.
         let pool = SqlitePoolOptions::new()
@@ -80,25 +87,38 @@ impl Mirror {
         Ok(())
     }
 
-    /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all.
+    /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all. Rows go
+    /// [`ROWS_A_STATEMENT`] to a statement: one statement a row cost a hand-off to sqlx's worker thread each.
     pub async fn upsert(&self, resource: &str, rows: &[MirrorRow]) -> Result<(), Failure> {
         let table = table(resource)?;
-        let sql = format!(
-            "INSERT INTO \"{table}\" (id, record, updated_at, deleted_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (id) DO UPDATE SET record = excluded.record, updated_at = excluded.updated_at, \
-             deleted_at = excluded.deleted_at"
-        );
         let mut tx = self.pool.begin().await?;
-        for row in rows {
-            sqlx::query(&sql)
-                .bind(row.id)
-                .bind(&row.record)
-                .bind(&row.updated_at)
-                .bind(&row.deleted_at)
-                .execute(&mut *tx)
-                .await?;
+        for chunk in rows.chunks(ROWS_A_STATEMENT) {
+            let values = vec!["(?, ?, ?, ?)"; chunk.len()].join(", ");
+            let sql = format!(
+                "INSERT INTO \"{table}\" (id, record, updated_at, deleted_at) VALUES {values} \
+                 ON CONFLICT (id) DO UPDATE SET record = excluded.record, updated_at = excluded.updated_at, \
+                 deleted_at = excluded.deleted_at"
+            );
+            let mut query = sqlx::query(&sql);
+            for row in chunk {
+                query = query
+                    .bind(row.id)
+                    .bind(&row.record)
+                    .bind(&row.updated_at)
+                    .bind(&row.deleted_at);
+            }
+            query.execute(&mut *tx).await?;
         }
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// Makes every committed page durable: a checkpoint first syncs the write-ahead log, and with it every
+    /// commit the relaxed `synchronous` left unsynced.
+    pub async fn settle(&self) -> Result<(), Failure> {
+        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 

@@ -1,0 +1,282 @@
+//! One list's pages for the sync, fetched ahead: while the mirror stores one page, the next ones are already being
+//! served and decoded, so the server and the client work at the same time instead of taking turns.
+//!
+//! The first page is fetched alone: it says how many pages there are, and a list the account cannot read fails
+//! there. Then up to [`AHEAD`] pages are in flight, each on a task of its own, and they are handed over in page
+//! order. A page whose `next_page` points past the pages announced (records created during the walk) extends the
+//! walk, as a client following `next_page` one page at a time would.
+//!
+//! Each record is kept as the bytes the API sent (`RawValue`): only its id and audit instants are decoded, so
+//! a record is neither parsed into a tree nor written out again.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use client::wire::Page;
+use client::Client;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::task::JoinHandle;
+
+use super::mirror::MirrorRow;
+use crate::settings::Failure;
+
+/// Pages in flight at once. Two keep the server busy while the client stores a page; a few more cover the
+/// variation between pages without crowding a server that others use too.
+const AHEAD: usize = 4;
+
+/// One fetched page, as mirror rows.
+pub struct Fetched {
+    /// What the server announced for the whole list.
+    pub total_items: u64,
+    /// The page's records.
+    pub rows: Vec<MirrorRow>,
+}
+
+/// The pages of one list, fetched ahead; see the module's doc.
+pub struct Walk {
+    api: Client,
+    path: String,
+    query: Vec<(&'static str, String)>,
+    resource: &'static str,
+    deleted: bool,
+    /// The last page known to exist.
+    last: u64,
+    /// The last page asked for.
+    asked: u64,
+    in_flight: VecDeque<JoinHandle<Result<PageRows, Failure>>>,
+}
+
+/// Why a walk stopped.
+pub enum WalkError {
+    /// The server refused the list's first page.
+    Api(client::Error),
+    /// Anything else.
+    Failed(Failure),
+}
+
+impl Walk {
+    /// Fetches the first page of `path` with `query`, and starts the walk after it. Records come out marked
+    /// deleted when `deleted` (they were listed under a deleted filter).
+    pub async fn start(
+        api: &Client,
+        resource: &'static str,
+        path: &str,
+        query: Vec<(&'static str, String)>,
+        deleted: bool,
+    ) -> Result<(Self, Fetched), WalkError> {
+        let (page, rows) = fetch(api, resource, path, &query, 1, deleted)
+            .await
+            .map_err(|error| match error {
+                FetchError::Api(error) => WalkError::Api(error),
+                FetchError::Failed(error) => WalkError::Failed(error),
+            })?;
+        let mut walk = Self {
+            api: api.clone(),
+            path: path.to_owned(),
+            query,
+            resource,
+            deleted,
+            last: 1,
+            asked: 1,
+            in_flight: VecDeque::new(),
+        };
+        walk.extend(&page);
+        walk.last = walk.last.max(page.total_pages);
+        let first = Fetched {
+            total_items: page.total_items,
+            rows,
+        };
+        Ok((walk, first))
+    }
+
+    /// The next page in order, or `None` after the last.
+    pub async fn next(&mut self) -> Result<Option<Fetched>, Failure> {
+        while self.in_flight.len() < AHEAD && self.asked < self.last {
+            self.asked += 1;
+            let (api, path, query) = (self.api.clone(), self.path.clone(), self.query.clone());
+            let (resource, number, deleted) = (self.resource, self.asked, self.deleted);
+            self.in_flight.push_back(tokio::spawn(async move {
+                fetch(&api, resource, &path, &query, number, deleted)
+                    .await
+                    .map_err(FetchError::into_failure)
+            }));
+        }
+        let Some(task) = self.in_flight.pop_front() else {
+            return Ok(None);
+        };
+        let (page, rows) = task.await??;
+        self.extend(&page);
+        Ok(Some(Fetched {
+            total_items: page.total_items,
+            rows,
+        }))
+    }
+
+    /// Follows a `next_page` past the pages known so far; a `next_page` that repeats the page (as some lists of
+    /// the platform answer on their last page) ends nothing and extends nothing.
+    fn extend(&mut self, page: &Envelope) {
+        if let Some(following) = page.next_page.filter(|&following| following > page.current_page) {
+            self.last = self.last.max(following);
+        }
+    }
+}
+
+impl Drop for Walk {
+    fn drop(&mut self) {
+        // A walk given up (an error, an interrupted run) leaves no request running behind it.
+        for task in &self.in_flight {
+            task.abort();
+        }
+    }
+}
+
+/// A fetched page: its envelope and its records as mirror rows.
+type PageRows = (Envelope, Vec<MirrorRow>);
+
+/// A page's envelope, its items taken out.
+struct Envelope {
+    current_page: u64,
+    next_page: Option<u64>,
+    total_pages: u64,
+    total_items: u64,
+}
+
+enum FetchError {
+    Api(client::Error),
+    Failed(Failure),
+}
+
+impl FetchError {
+    fn into_failure(self) -> Failure {
+        match self {
+            FetchError::Api(error) => error.into(),
+            FetchError::Failed(error) => error,
+        }
+    }
+}
+
+/// Page `number` of the list, its envelope without items and its records as mirror rows.
+async fn fetch(
+    api: &Client,
+    resource: &str,
+    path: &str,
+    query: &[(&'static str, String)],
+    number: u64,
+    deleted: bool,
+) -> Result<PageRows, FetchError> {
+    let mut query = query.to_vec();
+    query.push(("page", number.to_string()));
+    let page: Page<Box<RawValue>> = api.get(path, query).await.map_err(FetchError::Api)?;
+    let rows = page
+        .items
+        .into_iter()
+        .map(|record| row(resource, record, deleted))
+        .collect::<Result<Vec<_>, Failure>>()
+        .map_err(FetchError::Failed)?;
+    let envelope = Envelope {
+        current_page: page.current_page,
+        next_page: page.next_page,
+        total_pages: page.total_pages,
+        total_items: page.total_items,
+    };
+    Ok((envelope, rows))
+}
+
+/// What the mirror needs of a record: its id and audit instants, at the top or (work orders) in its `header`.
+#[derive(Deserialize)]
+struct Audit<'a> {
+    id: Option<i64>,
+    #[serde(borrow)]
+    updated_at: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    deleted_at: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    header: Option<Header<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Header<'a> {
+    local_id: Option<i64>,
+    #[serde(borrow)]
+    updated_at: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    deleted_at: Option<Cow<'a, str>>,
+}
+
+/// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
+pub fn row(resource: &str, record: Box<RawValue>, deleted: bool) -> Result<MirrorRow, Failure> {
+    let no_id = || format!("{resource}: a record without a numeric id");
+    let audit: Audit = serde_json::from_str(record.get()).map_err(|_| no_id())?;
+    let header = audit.header.as_ref();
+    let id = audit.id.or_else(|| header.and_then(|h| h.local_id)).ok_or_else(no_id)?;
+    let updated_at = audit.updated_at.or_else(|| header.and_then(|h| h.updated_at.clone()));
+    let deleted_at = if deleted {
+        // Listed under the deleted filter: deleted, even if the shape carries no `deleted_at` to say when.
+        let at = audit.deleted_at.or_else(|| header.and_then(|h| h.deleted_at.clone()));
+        Some(at.map_or_else(|| chrono::Utc::now().fixed_offset().to_rfc3339(), Cow::into_owned))
+    } else {
+        None
+    };
+    Ok(MirrorRow {
+        id,
+        updated_at: updated_at.map(Cow::into_owned),
+        deleted_at,
+        record: String::from(Box::<str>::from(record)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("JSON")
+    }
+
+    #[test]
+    fn work_orders_are_keyed_by_their_header() {
+        let order =
+            r#"{"header":{"local_id":7,"updated_at":"2025-01-01T00:00:00-03:00","deleted_at":null},"lines":[]}"#;
+        let row = row("work_orders", raw(order), false).expect("a row");
+        assert_eq!(row.id, 7);
+        assert_eq!(row.updated_at.as_deref(), Some("2025-01-01T00:00:00-03:00"));
+        assert_eq!(row.deleted_at, None);
+        assert_eq!(row.record, order, "the record is kept as the API sent it");
+    }
+
+    #[test]
+    fn deleted_records_keep_their_instant_or_get_one() {
+        let gone = row(
+            "units",
+            raw(r#"{"id":3,"deleted_at":"2025-02-01T00:00:00+00:00"}"#),
+            true,
+        )
+        .expect("a row");
+        assert_eq!(gone.deleted_at.as_deref(), Some("2025-02-01T00:00:00+00:00"));
+        let unmarked = row("units", raw(r#"{"id":4,"name":"x"}"#), true).expect("a row");
+        assert!(unmarked.deleted_at.is_some(), "listed as deleted, so marked deleted");
+        let live = row(
+            "units",
+            raw(r#"{"id":4,"deleted_at":"2025-02-01T00:00:00+00:00"}"#),
+            false,
+        )
+        .expect("a row");
+        assert_eq!(live.deleted_at, None, "only the deleted filter marks a record deleted");
+    }
+
+    #[test]
+    fn a_record_without_a_numeric_id_is_refused() {
+        for record in [r#"{"name":"x"}"#, r#"{"id":"7"}"#, r#"{"header":{}}"#] {
+            let error = row("units", raw(record), false).expect_err("refused");
+            assert!(error.to_string().contains("without a numeric id"), "{error}");
+        }
+    }
+
+    #[test]
+    fn escaped_text_is_decoded() {
+        let record = r#"{"id":1,"updated_at":"2025-01-01T00:00:00\u002b00:00"}"#;
+        let row = row("units", raw(record), false).expect("a row");
+        assert_eq!(row.updated_at.as_deref(), Some("2025-01-01T00:00:00+00:00"));
+    }
+}
