@@ -274,13 +274,16 @@ async fn get(base: &str, token: &str, path: &str) -> Value {
         .expect("JSON")
 }
 
-/// Runs each test on SQLite and on PostgreSQL.
+/// Runs each test on SQLite and on PostgreSQL. The runtime has worker threads of its own: a test blocks its thread
+/// while `tranquera admin` runs, and a server it started in-process on a one-thread runtime then froze, inside a
+/// write transaction when a background task had just begun one, so the import waited out SQLite's busy time-out
+/// ("database is locked", seen once under the whole suite's load).
 macro_rules! on_both_backends {
     ($(async fn $name:ident($operator:ident) $body:block)*) => {
         mod sqlite {
             use super::*;
             $(
-                #[tokio::test]
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
                     let $operator = Operator::new(Backend::Sqlite).await;
                     $body
@@ -290,7 +293,7 @@ macro_rules! on_both_backends {
         mod postgres {
             use super::*;
             $(
-                #[tokio::test]
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
                     let $operator = Operator::new(Backend::Postgres).await;
                     $body
@@ -591,7 +594,7 @@ on_both_backends! {
 /// On PostgreSQL, two imports of one society's plots (overlapping codes) and API creates of plots (some with the
 /// imports' codes) at once: every command ends cleanly (the API answers 201 or 409, never 500), nothing is lost, and
 /// no live code is stored twice.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_racing_api_writes_and_another_import_loses_nothing_on_postgres() {
     let operator = Operator::new(Backend::Postgres).await;
     operator.import("farmers", &sample("farmers"));
