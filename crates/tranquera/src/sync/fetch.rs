@@ -3,8 +3,8 @@
 //!
 //! The first page is fetched alone: it says how many pages there are, and a list the account cannot read fails
 //! there. Then up to [`AHEAD`] pages are in flight, each on a task of its own, and they are handed over in page
-//! order. A page whose `next_page` points past the pages announced (records created during the walk) extends the
-//! walk, as a client following `next_page` one page at a time would.
+//! order. Each page's `next_page` still decides where the walk goes, as for a client that follows it one page at a
+//! time: past the pages announced, or nowhere, the pages asked ahead given up.
 //!
 //! Each record is kept as the bytes the API sent (`RawValue`): only its id and audit instants are decoded, so
 //! a record is neither parsed into a tree nor written out again.
@@ -40,7 +40,7 @@ pub struct Walk {
     query: Vec<(&'static str, String)>,
     resource: &'static str,
     deleted: bool,
-    /// The last page known to exist.
+    /// The last page to ask for: the count the first page announced, or further where a `next_page` points.
     last: u64,
     /// The last page asked for.
     asked: u64,
@@ -81,8 +81,8 @@ impl Walk {
             asked: 1,
             in_flight: VecDeque::new(),
         };
-        walk.extend(&page);
-        walk.last = walk.last.max(page.total_pages);
+        walk.last = page.total_pages;
+        walk.follow(&page);
         let first = Fetched {
             total_items: page.total_items,
             rows,
@@ -106,18 +106,31 @@ impl Walk {
             return Ok(None);
         };
         let (page, rows) = task.await??;
-        self.extend(&page);
+        self.follow(&page);
         Ok(Some(Fetched {
             total_items: page.total_items,
             rows,
         }))
     }
 
-    /// Follows a `next_page` past the pages known so far; a `next_page` that repeats the page (as some lists of
-    /// the platform answer on their last page) ends nothing and extends nothing.
-    fn extend(&mut self, page: &Envelope) {
-        if let Some(following) = page.next_page.filter(|&following| following > page.current_page) {
-            self.last = self.last.max(following);
+    /// Goes on as the page's `next_page` says, as a client following it one page at a time would: past the count
+    /// announced (records created during the walk), or nowhere after a page that names no next one (records
+    /// deleted during the walk), whatever the pages asked ahead hold. A `next_page` that repeats the page (as some
+    /// lists of the platform answer on their last page) names no next one.
+    fn follow(&mut self, page: &Envelope) {
+        match page.next_page.filter(|&following| following > page.current_page) {
+            Some(following) => self.last = self.last.max(following),
+            None => {
+                self.last = self.asked.min(page.current_page);
+                self.stop();
+            }
+        }
+    }
+
+    /// Gives up the pages in flight.
+    fn stop(&mut self) {
+        for task in self.in_flight.drain(..) {
+            task.abort();
         }
     }
 }
@@ -125,9 +138,7 @@ impl Walk {
 impl Drop for Walk {
     fn drop(&mut self) {
         // A walk given up (an error, an interrupted run) leaves no request running behind it.
-        for task in &self.in_flight {
-            task.abort();
-        }
+        self.stop();
     }
 }
 
@@ -232,6 +243,45 @@ mod tests {
 
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.to_owned()).expect("JSON")
+    }
+
+    fn walk(asked: u64, last: u64) -> Walk {
+        Walk {
+            api: Client::builder("http://127.0.0.1:9").build().expect("a client"),
+            path: String::new(),
+            query: Vec::new(),
+            resource: "units",
+            deleted: false,
+            last,
+            asked,
+            in_flight: VecDeque::new(),
+        }
+    }
+
+    fn envelope(current_page: u64, next_page: Option<u64>) -> Envelope {
+        Envelope {
+            current_page,
+            next_page,
+            total_pages: 0,
+            total_items: 0,
+        }
+    }
+
+    #[test]
+    fn each_pages_next_page_decides_where_the_walk_goes() {
+        let mut walk_ahead = walk(3, 5);
+        walk_ahead.follow(&envelope(1, Some(2)));
+        assert_eq!(walk_ahead.last, 5, "a page within the count announced changes nothing");
+        walk_ahead.follow(&envelope(5, Some(6)));
+        assert_eq!(walk_ahead.last, 6, "records created during the walk extend it");
+        walk_ahead.follow(&envelope(2, None));
+        assert!(walk_ahead.last <= walk_ahead.asked, "a page naming no next one ends it");
+        let mut repeated = walk(1, 4);
+        repeated.follow(&envelope(1, Some(1)));
+        assert!(
+            repeated.last <= repeated.asked,
+            "a next_page repeating its page names no next one"
+        );
     }
 
     #[test]
