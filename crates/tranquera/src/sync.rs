@@ -527,10 +527,10 @@ async fn sync_resource(
         };
         task.expect(first.total_items);
         summary.total_items += first.total_items;
-        let mut next = Some(first);
-        while let Some(page) = next {
-            mirror.upsert(resource.name, &page.rows).await.map_err(failed)?;
-            let count = page.rows.len() as u64;
+        let mut next = Some(first.rows);
+        while let Some(rows) = next {
+            mirror.upsert(resource.name, &rows).await.map_err(failed)?;
+            let count = rows.len() as u64;
             if deleted {
                 summary.deleted += count;
             } else {

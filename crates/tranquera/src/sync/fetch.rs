@@ -25,8 +25,8 @@ use crate::settings::Failure;
 /// variation between pages without crowding a server that others use too.
 const AHEAD: usize = 4;
 
-/// One fetched page, as mirror rows.
-pub struct Fetched {
+/// The first page, as mirror rows.
+pub struct First {
     /// What the server announced for the whole list.
     pub total_items: u64,
     /// The page's records.
@@ -49,10 +49,19 @@ pub struct Walk {
 
 /// Why a walk stopped.
 pub enum WalkError {
-    /// The server refused the list's first page.
+    /// The server refused a page.
     Api(client::Error),
     /// Anything else.
     Failed(Failure),
+}
+
+impl WalkError {
+    fn into_failure(self) -> Failure {
+        match self {
+            WalkError::Api(error) => error.into(),
+            WalkError::Failed(error) => error,
+        }
+    }
 }
 
 impl Walk {
@@ -64,34 +73,28 @@ impl Walk {
         path: &str,
         query: Vec<(&'static str, String)>,
         deleted: bool,
-    ) -> Result<(Self, Fetched), WalkError> {
-        let (page, rows) = fetch(api, resource, path, &query, 1, deleted)
-            .await
-            .map_err(|error| match error {
-                FetchError::Api(error) => WalkError::Api(error),
-                FetchError::Failed(error) => WalkError::Failed(error),
-            })?;
+    ) -> Result<(Self, First), WalkError> {
+        let (page, rows) = fetch(api, resource, path, &query, 1, deleted).await?;
         let mut walk = Self {
             api: api.clone(),
             path: path.to_owned(),
             query,
             resource,
             deleted,
-            last: 1,
+            last: page.total_pages,
             asked: 1,
             in_flight: VecDeque::new(),
         };
-        walk.last = page.total_pages;
         walk.follow(&page);
-        let first = Fetched {
+        let first = First {
             total_items: page.total_items,
             rows,
         };
         Ok((walk, first))
     }
 
-    /// The next page in order, or `None` after the last.
-    pub async fn next(&mut self) -> Result<Option<Fetched>, Failure> {
+    /// The next page's records, in page order, or `None` after the last page.
+    pub async fn next(&mut self) -> Result<Option<Vec<MirrorRow>>, Failure> {
         while self.in_flight.len() < AHEAD && self.asked < self.last {
             self.asked += 1;
             let (api, path, query) = (self.api.clone(), self.path.clone(), self.query.clone());
@@ -99,7 +102,7 @@ impl Walk {
             self.in_flight.push_back(tokio::spawn(async move {
                 fetch(&api, resource, &path, &query, number, deleted)
                     .await
-                    .map_err(FetchError::into_failure)
+                    .map_err(WalkError::into_failure)
             }));
         }
         let Some(task) = self.in_flight.pop_front() else {
@@ -107,10 +110,7 @@ impl Walk {
         };
         let (page, rows) = task.await??;
         self.follow(&page);
-        Ok(Some(Fetched {
-            total_items: page.total_items,
-            rows,
-        }))
+        Ok(Some(rows))
     }
 
     /// Goes on as the page's `next_page` says, as a client following it one page at a time would: past the count
@@ -153,20 +153,6 @@ struct Envelope {
     total_items: u64,
 }
 
-enum FetchError {
-    Api(client::Error),
-    Failed(Failure),
-}
-
-impl FetchError {
-    fn into_failure(self) -> Failure {
-        match self {
-            FetchError::Api(error) => error.into(),
-            FetchError::Failed(error) => error,
-        }
-    }
-}
-
 /// Page `number` of the list, its envelope without items and its records as mirror rows.
 async fn fetch(
     api: &Client,
@@ -175,16 +161,16 @@ async fn fetch(
     query: &[(&'static str, String)],
     number: u64,
     deleted: bool,
-) -> Result<PageRows, FetchError> {
+) -> Result<PageRows, WalkError> {
     let mut query = query.to_vec();
     query.push(("page", number.to_string()));
-    let page: Page<Box<RawValue>> = api.get(path, query).await.map_err(FetchError::Api)?;
+    let page: Page<Box<RawValue>> = api.get(path, query).await.map_err(WalkError::Api)?;
     let rows = page
         .items
         .into_iter()
         .map(|record| row(resource, record, deleted))
         .collect::<Result<Vec<_>, Failure>>()
-        .map_err(FetchError::Failed)?;
+        .map_err(WalkError::Failed)?;
     let envelope = Envelope {
         current_page: page.current_page,
         next_page: page.next_page,
@@ -216,7 +202,7 @@ struct Header<'a> {
 }
 
 /// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
-pub fn row(resource: &str, record: Box<RawValue>, deleted: bool) -> Result<MirrorRow, Failure> {
+fn row(resource: &str, record: Box<RawValue>, deleted: bool) -> Result<MirrorRow, Failure> {
     let no_id = || format!("{resource}: a record without a numeric id");
     let audit: Audit = serde_json::from_str(record.get()).map_err(|_| no_id())?;
     let header = audit.header.as_ref();
