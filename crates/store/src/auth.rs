@@ -27,7 +27,7 @@ use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 pub const API_ROLE: &str = "api_integrated";
 
 /// Argon2id cost.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PasswordCost {
     /// Memory in KiB.
     pub memory_kib: u32,

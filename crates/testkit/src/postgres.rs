@@ -51,6 +51,13 @@ pub fn cluster_port() -> u16 {
     }
 }
 
+/// A URL of a database where the tests may create databases, never through a pooler: `TEST_DATABASE_URL` when set,
+/// else the test run's own cluster. A database made to be copied (a template) is filled through it, since a pooler
+/// would keep its connections to it open, and PostgreSQL copies no database that anyone is connected to.
+pub fn direct_admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| cluster_admin_url())
+}
+
 /// A URL of a database on the test run's own cluster, straight rather than through any pooler.
 pub fn cluster_admin_url() -> String {
     admin_url_of(cluster_port())
@@ -326,6 +333,12 @@ pub async fn new_database(tag: &str) -> String {
 
 /// A new, empty database on the PostgreSQL server of `admin_url`, named after `tag`; its URL.
 pub async fn create_database(admin_url: &str, tag: &str) -> String {
+    create_database_from(admin_url, tag, None).await
+}
+
+/// A new database on the PostgreSQL server of `admin_url`, named after `tag`: a copy of the database `template` when
+/// given (which no one may be connected to), else empty; its URL.
+pub async fn create_database_from(admin_url: &str, tag: &str, template: Option<&str>) -> String {
     let mut attempts = 0;
     let mut admin = loop {
         match connect(admin_url).await {
@@ -344,7 +357,8 @@ pub async fn create_database(admin_url: &str, tag: &str) -> String {
         }
     };
     let name = crate::scratch::unique(tag).to_ascii_lowercase();
-    sqlx::query(&format!("CREATE DATABASE {name}"))
+    let copied = template.map_or_else(String::new, |template| format!(" TEMPLATE {template}"));
+    sqlx::query(&format!("CREATE DATABASE {name}{copied}"))
         .execute(&mut admin)
         .await
         .expect("create a test database");

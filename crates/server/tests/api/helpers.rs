@@ -106,11 +106,7 @@ pub const TEST_DEMO: DemoOptions = DemoOptions {
 async fn new_database(backend: Backend) -> (String, Throwaway) {
     match backend {
         Backend::Sqlite => {
-            let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
-            let path = std::env::temp_dir()
-                .join(format!("{name}.sqlite"))
-                .to_string_lossy()
-                .into_owned();
+            let path = new_sqlite_path();
             (format!("sqlite://{path}"), Throwaway::Sqlite(path))
         }
         Backend::Postgres => {
@@ -123,16 +119,121 @@ async fn new_database(backend: Backend) -> (String, Throwaway) {
     }
 }
 
+fn new_sqlite_path() -> String {
+    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
+    std::env::temp_dir()
+        .join(format!("{name}.sqlite"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The migrated database seeded with [`TEST_DEMO`] that tests start from, made once per test process and per backend:
+/// seeding takes seconds (most of a test's time on PostgreSQL), and copying the result a fraction of that. SQLite's
+/// is a file's path, PostgreSQL's a database's name on the server of [`testkit::postgres::direct_admin_url`].
+static SQLITE_SEEDED: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+static POSTGRES_SEEDED: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+
+/// Migrates and seeds the database at `url`, with the store's settings of [`Setup::default`], and closes it.
+async fn seed(url: &str) {
+    let store = Store::connect(url, Setup::default().store)
+        .await
+        .expect("connect to the seeded template");
+    store.migrate().await.expect("migrate the seeded template");
+    demo::demo(&store, &TEST_DEMO).await.expect("seed the seeded template");
+    store.close().await;
+}
+
+/// A fresh database holding a copy of the seeded template.
+async fn seeded_database(backend: Backend) -> (String, Throwaway) {
+    match backend {
+        Backend::Sqlite => {
+            let template = SQLITE_SEEDED
+                .get_or_init(|| async {
+                    remove_templates_of_ended_runs();
+                    let path = std::env::temp_dir()
+                        .join(format!("{SQLITE_TEMPLATE_PREFIX}{}.sqlite", std::process::id()))
+                        .to_string_lossy()
+                        .into_owned();
+                    for suffix in ["", "-wal", "-shm"] {
+                        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+                    }
+                    seed(&format!("sqlite://{path}")).await;
+                    // Into the main file, so that the file alone is the whole database.
+                    let mut connection = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
+                        .await
+                        .expect("open the seeded template");
+                    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                        .execute(&mut connection)
+                        .await
+                        .expect("checkpoint the seeded template");
+                    connection.close().await.expect("close the seeded template");
+                    path
+                })
+                .await;
+            let path = new_sqlite_path();
+            std::fs::copy(template, &path).expect("copy the seeded template");
+            (format!("sqlite://{path}"), Throwaway::Sqlite(path))
+        }
+        Backend::Postgres => {
+            let template = POSTGRES_SEEDED
+                .get_or_init(|| async {
+                    let direct = tokio::task::spawn_blocking(testkit::postgres::direct_admin_url)
+                        .await
+                        .expect("the cluster starts");
+                    let url = testkit::postgres::create_database(&direct, "tranquera_seeded").await;
+                    seed(&url).await;
+                    url.rsplit_once('/')
+                        .map(|(_, name)| name.to_owned())
+                        .unwrap_or_default()
+                })
+                .await;
+            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
+                .await
+                .expect("the cluster starts");
+            let url = testkit::postgres::create_database_from(&admin_url, "tranquera_test", Some(template)).await;
+            (url.clone(), Throwaway::Postgres { admin_url, url })
+        }
+    }
+}
+
+const SQLITE_TEMPLATE_PREFIX: &str = "tranquera_seeded_";
+
+/// Deletes the SQLite templates of test processes that have ended: a process cannot delete its own as it exits.
+fn remove_templates_of_ended_runs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(process) = name
+            .strip_prefix(SQLITE_TEMPLATE_PREFIX)
+            .and_then(|rest| rest.split('.').next())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{process}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 impl TestApp {
     /// A server over a fresh, seeded database.
     pub async fn spawn(backend: Backend) -> Self {
         Self::spawn_with(backend, Setup::default()).await
     }
 
-    /// A server over a fresh database, configured by `setup`.
+    /// A server over a fresh database, configured by `setup`. A seeded one is a copy of the seeded template, unless
+    /// the test hashes passwords at another cost than the template's users were seeded with.
     pub async fn spawn_with(backend: Backend, setup: Setup) -> Self {
-        let (url, database) = new_database(backend).await;
-        Self::spawn_over(url, database, backend, setup).await
+        let copied = setup.seed && setup.store.auth.password_cost == Setup::default().store.auth.password_cost;
+        if copied {
+            let (url, database) = seeded_database(backend).await;
+            Self::spawn_over(url, database, backend, Setup { seed: false, ..setup }).await
+        } else {
+            let (url, database) = new_database(backend).await;
+            Self::spawn_over(url, database, backend, setup).await
+        }
     }
 
     /// A server over a fresh database on the PostgreSQL server of `admin_url` (a cluster the test may stop).
@@ -145,6 +246,7 @@ impl TestApp {
         Self::spawn_over(url, database, Backend::Postgres, setup).await
     }
 
+    /// A server over `url`, migrated (a no-op on a copy of the seeded template), and seeded if `setup` says so.
     async fn spawn_over(url: String, database: Throwaway, backend: Backend, setup: Setup) -> Self {
         let store = Store::connect(&url, setup.store.clone())
             .await
