@@ -1,7 +1,9 @@
-//! The OpenAPI document and the documentation page people read, both rendered once at start-up from the route
-//! table. The page is plain HTML with inline styles, made by the server itself: it works with no network.
+//! The OpenAPI document and the documentation page people read: the document rendered once at start-up from the route
+//! table, the page from the document when it is first asked for. The page is plain HTML with inline styles, made by
+//! the server itself: it works with no network.
 
 use std::fmt::Write;
+use std::sync::OnceLock;
 
 use axum::extract::State;
 use axum::http::header;
@@ -22,17 +24,27 @@ pub async fn document(State(state): State<AppState>) -> impl IntoResponse {
 pub async fn page(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        state.docs.page.clone(),
+        state.docs.page().to_owned(),
     )
 }
 
-/// The document and its page, rendered.
-#[derive(Debug, Clone)]
+/// The document, rendered, and its page once asked for.
+#[derive(Debug)]
 pub struct Rendered {
     /// The OpenAPI document as JSON.
     pub document: String,
-    /// The documentation page.
-    pub page: String,
+    page: OnceLock<String>,
+}
+
+impl Rendered {
+    /// The documentation page. Rendering it reads the whole document into a JSON tree, about 6 MiB at once: a server
+    /// whose page no one opens never holds that, nor the heap it would leave behind.
+    pub fn page(&self) -> &str {
+        self.page.get_or_init(|| {
+            let value: Value = serde_json::from_str(&self.document).unwrap_or(Value::Null);
+            page_html(&value)
+        })
+    }
 }
 
 fn escape(text: &str) -> String {
@@ -61,13 +73,11 @@ font-weight:700}.get{color:#2f6fb0}.post{color:#2f8f3f}.put,.patch{color:#b07a1f
 table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #e3e8da;padding:.2rem .5rem;text-align:left;\
 vertical-align:top}pre{background:#f3f5ee;padding:.5rem;overflow:auto}";
 
-/// Renders the document's JSON and its page.
+/// Renders the document's JSON; its page waits until it is asked for.
 pub fn render(document: &utoipa::openapi::OpenApi) -> Rendered {
-    let json = serde_json::to_string(document).unwrap_or_else(|_| "{}".into());
-    let value: Value = serde_json::from_str(&json).unwrap_or(Value::Null);
     Rendered {
-        page: page_html(&value),
-        document: json,
+        document: serde_json::to_string(document).unwrap_or_else(|_| "{}".into()),
+        page: OnceLock::new(),
     }
 }
 
