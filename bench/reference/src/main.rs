@@ -1,20 +1,40 @@
-//! "SQLite alone": reads one society's list pages with the statements the API runs for them (the same joins,
-//! columns, filter and keyset), on one thread, and serialises each page's items with `serde_json` into the bytes the
-//! API answers. What it sustains is the physical limit of an uncached page on this machine: bench/run compares the
-//! API's uncached rows with it, per core.
+//! "SQLite alone" and "PostgreSQL alone": one society's list pages read with the statements the API runs for them (the
+//! same joins, columns, filter and keyset) on one thread, and each page's items serialised with `serde_json` into the
+//! bytes the API answers. What they sustain is the physical limit of an uncached page on this machine: bench/run
+//! compares the API's uncached rows with them, per core.
 //!
-//!     sqlite-alone DATABASE SOCIETY LIST SECONDS    pages in rotation for SECONDS; prints one JSON line
-//!     sqlite-alone DATABASE SOCIETY LIST page N     prints page N's items, for bench/run to check against the API's
+//!     alone sqlite DATABASE SOCIETY LIST SECONDS          pages in rotation for SECONDS; prints one JSON line
+//!     alone sqlite DATABASE SOCIETY LIST page N           prints page N's items, for bench/run to check against the API's
+//!     alone postgres URL SOCIETY LIST page N              the same, read from PostgreSQL
+//!     alone postgres URL SOCIETY LIST pgbench DIR         stores the arguments of up to 100 pages spread over the
+//!                                                         list in a table, and writes two pgbench scripts: a random
+//!                                                         page's lookup and statements, and its lookup alone
+//!     alone postgres URL SOCIETY LIST serialise SECONDS   reads those pages' rows once, then decodes, renders and
+//!                                                         serialises them in rotation for SECONDS; one JSON line
+//!
+//! On PostgreSQL the two halves are measured apart, so that each runs as fast as it can: PostgreSQL's CPU for the
+//! statements (pgbench `-M prepared`, the scripts above) and this program's for the rest. A page's cost is their sum.
 //!
 //! LIST is `plots` (v2), `campaigns` (v3) or `work_orders` (v3, 100 a page, each with its supply and labour lines).
 
 use std::collections::HashMap;
+use std::error::Error;
+use std::fmt::Write as _;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Datelike, NaiveDateTime, Offset, Timelike, Utc};
 use chrono_tz::Tz;
-use rusqlite::{Connection, OpenFlags, Row};
+use postgres::types::ToSql;
+use postgres::{Client, NoTls};
+use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
+
+type Failure = Box<dyn Error + Send + Sync>;
+type Result<T> = std::result::Result<T, Failure>;
+
+/// Pages the PostgreSQL reference reads (pgbench's, the serialisation's).
+const SAMPLE_PAGES: usize = 100;
 
 const PAGE: usize = 100;
 
@@ -91,6 +111,28 @@ fn wall(at: &NaiveDateTime, separator: char) -> String {
     )
 }
 
+/// A column type both databases decode.
+trait Column: rusqlite::types::FromSql + for<'a> postgres::types::FromSql<'a> {}
+
+impl<T: rusqlite::types::FromSql + for<'a> postgres::types::FromSql<'a>> Column for T {}
+
+/// A row of either database, read column by column in the order selected.
+trait Columns {
+    fn column<T: Column>(&self, index: usize) -> Result<T>;
+}
+
+impl Columns for rusqlite::Row<'_> {
+    fn column<T: Column>(&self, index: usize) -> Result<T> {
+        Ok(self.get(index)?)
+    }
+}
+
+impl Columns for postgres::Row {
+    fn column<T: Column>(&self, index: usize) -> Result<T> {
+        Ok(self.try_get(index)?)
+    }
+}
+
 #[derive(Serialize)]
 struct PlotV2 {
     id: i64,
@@ -109,22 +151,22 @@ struct PlotV2 {
     tags: String,
 }
 
-fn plot(row: &Row, clock: Clock) -> rusqlite::Result<PlotV2> {
+fn plot(row: &impl Columns, clock: Clock) -> Result<PlotV2> {
     Ok(PlotV2 {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        area: format!("{:.2}", row.get::<_, f64>(2)?),
-        external_code: row.get(3)?,
-        farmer_id: row.get(4)?,
-        farmer_name: row.get(5)?,
-        establishment_id: row.get(6)?,
-        establishment_name: row.get(7)?,
-        created_by_id: row.get(8)?,
-        created_by_name: row.get(9)?,
-        created_by_lastname: row.get(10)?,
-        created_by_fullname: row.get(11)?,
-        created_at: clock.plain(row.get(12)?),
-        tags: row.get(13)?,
+        id: row.column(0)?,
+        name: row.column(1)?,
+        area: format!("{:.2}", row.column::<f64>(2)?),
+        external_code: row.column(3)?,
+        farmer_id: row.column(4)?,
+        farmer_name: row.column(5)?,
+        establishment_id: row.column(6)?,
+        establishment_name: row.column(7)?,
+        created_by_id: row.column(8)?,
+        created_by_name: row.column(9)?,
+        created_by_lastname: row.column(10)?,
+        created_by_fullname: row.column(11)?,
+        created_at: clock.plain(row.column(12)?),
+        tags: row.column(13)?,
     })
 }
 
@@ -145,21 +187,21 @@ struct Campaign {
     deleted_at: Option<String>,
 }
 
-fn campaign(row: &Row, clock: Clock) -> rusqlite::Result<Campaign> {
+fn campaign(row: &impl Columns, clock: Clock) -> Result<Campaign> {
     Ok(Campaign {
-        id: row.get(0)?,
-        master_campaign_id: row.get(1)?,
-        plot_id: row.get(2)?,
-        name: row.get(3)?,
-        external_code: row.get(4)?,
-        area: (row.get::<_, f64>(5)? * 100.0).round() / 100.0,
-        planting_date: row.get(6)?,
-        objective_yield: row.get(7)?,
-        activity_status_id: row.get(8)?,
-        active: row.get(9)?,
-        created_at: clock.at(row.get(10)?),
-        updated_at: clock.at(row.get(11)?),
-        deleted_at: row.get::<_, Option<i64>>(12)?.map(|at| clock.at(at)),
+        id: row.column(0)?,
+        master_campaign_id: row.column(1)?,
+        plot_id: row.column(2)?,
+        name: row.column(3)?,
+        external_code: row.column(4)?,
+        area: (row.column::<f64>(5)? * 100.0).round() / 100.0,
+        planting_date: row.column(6)?,
+        objective_yield: row.column(7)?,
+        activity_status_id: row.column(8)?,
+        active: row.column(9)?,
+        created_at: clock.at(row.column(10)?),
+        updated_at: clock.at(row.column(11)?),
+        deleted_at: row.column::<Option<i64>>(12)?.map(|at| clock.at(at)),
     })
 }
 
@@ -229,28 +271,37 @@ struct WorkOrder {
     labours: Vec<Labour>,
 }
 
-fn header(row: &Row, clock: Clock) -> rusqlite::Result<Header> {
-    Ok(Header {
-        local_id: row.get(0)?,
-        external_id: row.get(2)?,
-        system_id: row.get(3)?,
-        name: row.get(4)?,
-        date: clock.at(row.get(5)?),
-        voucher_date: clock.at(row.get(6)?),
+fn header(row: &impl Columns, clock: Clock) -> Result<WorkOrder> {
+    let header = Header {
+        local_id: row.column(0)?,
+        external_id: row.column(2)?,
+        system_id: row.column(3)?,
+        name: row.column(4)?,
+        date: clock.at(row.column(5)?),
+        voucher_date: clock.at(row.column(6)?),
         state: State {
-            pending: row.get(8)?,
-            executed: row.get(9)?,
-            confirmed: row.get(10)?,
+            pending: row.column(8)?,
+            executed: row.column(9)?,
+            confirmed: row.column(10)?,
         },
         extra_fields: ExtraFields {
-            company: LocalRef { local_id: row.get(1)? },
-            voucher_type: LocalRef { local_id: row.get(7)? },
+            company: LocalRef {
+                local_id: row.column(1)?,
+            },
+            voucher_type: LocalRef {
+                local_id: row.column(7)?,
+            },
         },
-        is_read_only: row.get(11)?,
-        active: row.get(12)?,
-        created_at: clock.at(row.get(13)?),
-        updated_at: clock.at(row.get(14)?),
-        deleted_at: row.get::<_, Option<i64>>(15)?.map(|at| clock.at(at)),
+        is_read_only: row.column(11)?,
+        active: row.column(12)?,
+        created_at: clock.at(row.column(13)?),
+        updated_at: clock.at(row.column(14)?),
+        deleted_at: row.column::<Option<i64>>(15)?.map(|at| clock.at(at)),
+    };
+    Ok(WorkOrder {
+        header,
+        supplies: Vec::new(),
+        labours: Vec::new(),
     })
 }
 
@@ -262,128 +313,351 @@ fn refs(list: Option<String>) -> Vec<LocalRef> {
         .collect()
 }
 
-/// The page's orders, each with its lines, read as the API reads them: headers, then supplies and labours of the
-/// page's orders in one statement each.
-fn work_orders(
-    connection: &Connection,
-    society: i64,
-    bounds: (i64, i64),
-    clock: Clock,
-) -> rusqlite::Result<Vec<WorkOrder>> {
-    let mut orders: Vec<WorkOrder> = connection
-        .prepare_cached(WORK_ORDERS)?
-        .query_map((society, bounds.0, bounds.1, PAGE as i64), |row| {
-            Ok(WorkOrder {
-                header: header(row, clock)?,
-                supplies: Vec::new(),
-                labours: Vec::new(),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let ids: Vec<i64> = orders.iter().map(|order| order.header.local_id).collect();
-    let position: HashMap<i64, usize> = ids.iter().enumerate().map(|(index, id)| (*id, index)).collect();
-    // `IN ($2, $3, …)` and the order, as the API's statements for a page's lines are written.
-    let placeholders: Vec<String> = (2..ids.len() + 2).map(|n| format!("${n}")).collect();
-    let lines = |select: &str, alias: &str| {
-        format!(
-            "{select}({}) ORDER BY {alias}.work_order_id, {alias}.position, {alias}.id",
-            placeholders.join(", ")
-        )
+/// A supply line and the order it belongs to.
+fn supply(row: &impl Columns, clock: Clock) -> Result<(i64, Supply)> {
+    let supply = Supply {
+        local_id: row.column(0)?,
+        cultivation: LocalRef {
+            local_id: row.column(2)?,
+        },
+        formulated: LocalRef {
+            local_id: row.column(3)?,
+        },
+        area_applied: row.column(4)?,
+        total_applied: row.column(5)?,
+        date: clock.at(row.column(6)?),
+        state: State {
+            pending: row.column(7)?,
+            executed: row.column(8)?,
+            confirmed: row.column(9)?,
+        },
     };
-    let arguments: Vec<i64> = std::iter::once(society).chain(ids.iter().copied()).collect();
-    let mut supplies = connection.prepare_cached(&lines(SUPPLIES, "s"))?;
-    let mut rows = supplies.query(rusqlite::params_from_iter(&arguments))?;
-    while let Some(row) = rows.next()? {
-        let order: i64 = row.get(1)?;
-        let supply = Supply {
-            local_id: row.get(0)?,
-            cultivation: LocalRef { local_id: row.get(2)? },
-            formulated: LocalRef { local_id: row.get(3)? },
-            area_applied: row.get(4)?,
-            total_applied: row.get(5)?,
-            date: clock.at(row.get(6)?),
-            state: State {
-                pending: row.get(7)?,
-                executed: row.get(8)?,
-                confirmed: row.get(9)?,
-            },
-        };
+    Ok((row.column(1)?, supply))
+}
+
+/// A labour line and the order it belongs to.
+fn labour(row: &impl Columns, clock: Clock) -> Result<(i64, Labour)> {
+    let labour = Labour {
+        local_id: row.column(0)?,
+        cultivation: LocalRef {
+            local_id: row.column(2)?,
+        },
+        labour_type: row.column::<Option<i64>>(3)?.map(|local_id| LocalRef { local_id }),
+        area_applied: row.column(4)?,
+        contractors: refs(row.column(9)?),
+        machines: refs(row.column(10)?),
+        applicators: refs(row.column(11)?),
+        date: clock.at(row.column(5)?),
+        state: State {
+            pending: row.column(6)?,
+            executed: row.column(7)?,
+            confirmed: row.column(8)?,
+        },
+    };
+    Ok((row.column(1)?, labour))
+}
+
+/// Nests each line under its order, in the order read (the stored order).
+fn nest(
+    orders: &mut [WorkOrder],
+    supplies: impl IntoIterator<Item = Result<(i64, Supply)>>,
+    labours: impl IntoIterator<Item = Result<(i64, Labour)>>,
+) -> Result<()> {
+    let position: HashMap<i64, usize> = orders
+        .iter()
+        .enumerate()
+        .map(|(index, order)| (order.header.local_id, index))
+        .collect();
+    for line in supplies {
+        let (order, supply) = line?;
         if let Some(index) = position.get(&order) {
             orders[*index].supplies.push(supply);
         }
     }
-    let mut labours = connection.prepare_cached(&lines(LABOURS, "l"))?;
-    let mut rows = labours.query(rusqlite::params_from_iter(&arguments))?;
-    while let Some(row) = rows.next()? {
-        let order: i64 = row.get(1)?;
-        let labour = Labour {
-            local_id: row.get(0)?,
-            cultivation: LocalRef { local_id: row.get(2)? },
-            labour_type: row.get::<_, Option<i64>>(3)?.map(|local_id| LocalRef { local_id }),
-            area_applied: row.get(4)?,
-            contractors: refs(row.get(9)?),
-            machines: refs(row.get(10)?),
-            applicators: refs(row.get(11)?),
-            date: clock.at(row.get(5)?),
-            state: State {
-                pending: row.get(6)?,
-                executed: row.get(7)?,
-                confirmed: row.get(8)?,
-            },
-        };
+    for line in labours {
+        let (order, labour) = line?;
         if let Some(index) = position.get(&order) {
             orders[*index].labours.push(labour);
         }
     }
-    Ok(orders)
+    Ok(())
 }
 
-/// One page's items, serialised.
-fn page(
-    connection: &Connection,
-    list: &str,
+/// A page's lines statement, `IN ($2, $3, …)` and the order, as the API writes the statements for a page's lines.
+fn lines_statement(select: &str, alias: &str, orders: usize) -> String {
+    let placeholders: Vec<String> = (2..orders + 2).map(|n| format!("${n}")).collect();
+    format!(
+        "{select}({}) ORDER BY {alias}.work_order_id, {alias}.position, {alias}.id",
+        placeholders.join(", ")
+    )
+}
+
+/// The statement that reads a list's page (the headers, for work orders).
+fn list_statement(list: &str) -> &'static str {
+    match list {
+        "plots" => PLOTS,
+        "campaigns" => CAMPAIGNS,
+        _ => WORK_ORDERS,
+    }
+}
+
+/// "SQLite alone": pages read from a copy of the API's SQLite file.
+struct Sqlite {
+    connection: Connection,
     society: i64,
-    bounds: (i64, i64),
     clock: Clock,
-) -> rusqlite::Result<Vec<u8>> {
-    let arguments = (society, bounds.0, bounds.1, PAGE as i64);
+}
+
+impl Sqlite {
+    fn open(database: &str, society: i64) -> Result<Self> {
+        let connection = Connection::open_with_flags(
+            database,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.pragma_update(None, "cache_size", -512)?;
+        let zone: String = connection.query_row("SELECT time_zone FROM societies WHERE id = ?1", [society], |row| {
+            row.get(0)
+        })?;
+        Ok(Self {
+            connection,
+            society,
+            clock: clock(&zone)?,
+        })
+    }
+
+    fn ids(&self, table: &str) -> Result<Vec<i64>> {
+        let mut statement = self.connection.prepare(&ids_statement(table))?;
+        let ids = statement.query_map([self.society], |row| row.get(0))?;
+        Ok(ids.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The rows of `sql` with `arguments`, each made into an item by `item`.
+    fn read<T>(
+        &self,
+        sql: &str,
+        arguments: &[i64],
+        item: impl Fn(&rusqlite::Row<'_>, Clock) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut statement = self.connection.prepare_cached(sql)?;
+        let mut rows = statement.query(rusqlite::params_from_iter(arguments))?;
+        let mut items = Vec::new();
+        while let Some(row) = rows.next()? {
+            items.push(item(row, self.clock)?);
+        }
+        Ok(items)
+    }
+
+    /// One page's items, serialised.
+    fn page(&self, list: &str, bounds: (i64, i64)) -> Result<Vec<u8>> {
+        let arguments = [self.society, bounds.0, bounds.1, PAGE as i64];
+        let json = match list {
+            "plots" => serde_json::to_vec(&self.read(PLOTS, &arguments, |row, clock| plot(row, clock))?),
+            "campaigns" => serde_json::to_vec(&self.read(CAMPAIGNS, &arguments, |row, clock| campaign(row, clock))?),
+            _ => {
+                let mut orders = self.read(WORK_ORDERS, &arguments, |row, clock| header(row, clock))?;
+                let lines: Vec<i64> = std::iter::once(self.society)
+                    .chain(orders.iter().map(|order| order.header.local_id))
+                    .collect();
+                let supplies = self.read(&lines_statement(SUPPLIES, "s", orders.len()), &lines, |row, clock| {
+                    supply(row, clock)
+                })?;
+                let labours = self.read(&lines_statement(LABOURS, "l", orders.len()), &lines, |row, clock| {
+                    labour(row, clock)
+                })?;
+                nest(&mut orders, supplies.into_iter().map(Ok), labours.into_iter().map(Ok))?;
+                serde_json::to_vec(&orders)
+            }
+        };
+        Ok(json?)
+    }
+}
+
+/// One page's rows as PostgreSQL sent them, with the statements and arguments that read them.
+struct PostgresPage {
+    statements: Vec<(String, Vec<i64>)>,
+    rows: Vec<Vec<postgres::Row>>,
+}
+
+/// "PostgreSQL alone": pages read from the API's PostgreSQL database.
+struct Postgres {
+    client: Client,
+    society: i64,
+    clock: Clock,
+}
+
+impl Postgres {
+    fn connect(url: &str, society: i64) -> Result<Self> {
+        let mut client = Client::connect(url, NoTls)?;
+        let zone: String = client
+            .query_one("SELECT time_zone FROM societies WHERE id = $1", &[&society])?
+            .try_get(0)?;
+        Ok(Self {
+            client,
+            society,
+            clock: clock(&zone)?,
+        })
+    }
+
+    fn ids(&mut self, table: &str) -> Result<Vec<i64>> {
+        let rows = self.client.query(&ids_statement(table), &[&self.society])?;
+        rows.iter().map(|row| Ok(row.try_get(0)?)).collect()
+    }
+
+    fn query(&mut self, sql: &str, arguments: &[i64]) -> Result<Vec<postgres::Row>> {
+        let parameters: Vec<&(dyn ToSql + Sync)> = arguments.iter().map(|value| value as &(dyn ToSql + Sync)).collect();
+        let statement = self.client.prepare(sql)?;
+        Ok(self.client.query(&statement, &parameters)?)
+    }
+
+    /// One page's rows: the list's statement, and for work orders the statements of the page's lines.
+    fn read(&mut self, list: &str, bounds: (i64, i64)) -> Result<PostgresPage> {
+        let arguments = vec![self.society, bounds.0, bounds.1, PAGE as i64];
+        let first = self.query(list_statement(list), &arguments)?;
+        let mut page = PostgresPage {
+            statements: vec![(list_statement(list).to_owned(), arguments)],
+            rows: Vec::new(),
+        };
+        if list == "work_orders" {
+            let lines: Vec<i64> = std::iter::once(Ok(self.society))
+                .chain(first.iter().map(|row| row.try_get::<_, i64>(0)))
+                .collect::<std::result::Result<_, _>>()?;
+            for (select, alias) in [(SUPPLIES, "s"), (LABOURS, "l")] {
+                let sql = lines_statement(select, alias, lines.len() - 1);
+                page.rows.push(self.query(&sql, &lines)?);
+                page.statements.push((sql, lines.clone()));
+            }
+            page.rows.insert(0, first);
+        } else {
+            page.rows.push(first);
+        }
+        Ok(page)
+    }
+}
+
+/// Decodes, renders and serialises one page's rows as the API would.
+fn serialise(list: &str, page: &PostgresPage, clock: Clock) -> Result<Vec<u8>> {
+    let items = |index: usize| page.rows.get(index).map(Vec::as_slice).unwrap_or_default();
     let json = match list {
         "plots" => serde_json::to_vec(
-            &connection
-                .prepare_cached(PLOTS)?
-                .query_map(arguments, |row| plot(row, clock))?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
+            &items(0)
+                .iter()
+                .map(|row| plot(row, clock))
+                .collect::<Result<Vec<_>>>()?,
         ),
         "campaigns" => serde_json::to_vec(
-            &connection
-                .prepare_cached(CAMPAIGNS)?
-                .query_map(arguments, |row| campaign(row, clock))?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
+            &items(0)
+                .iter()
+                .map(|row| campaign(row, clock))
+                .collect::<Result<Vec<_>>>()?,
         ),
-        _ => serde_json::to_vec(&work_orders(connection, society, bounds, clock)?),
+        _ => {
+            let mut orders = items(0)
+                .iter()
+                .map(|row| header(row, clock))
+                .collect::<Result<Vec<_>>>()?;
+            nest(
+                &mut orders,
+                items(1).iter().map(|row| supply(row, clock)),
+                items(2).iter().map(|row| labour(row, clock)),
+            )?;
+            serde_json::to_vec(&orders)
+        }
     };
-    json.map_err(|error| rusqlite::Error::ToSqlConversionFailure(Box::new(error)))
+    Ok(json?)
 }
 
-/// Each page's first id and the next page's (or past the last), as the API's page index holds them.
-fn page_bounds(connection: &Connection, list: &str, society: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
-    let table = match list {
+/// The table the pgbench scripts find a page's arguments in: what the API binds, the page chosen at random each
+/// transaction, so that each statement is prepared once per connection and run thousands of times, as the API's are.
+const PAGES_TABLE: &str = "bench_alone_pages";
+
+/// Stores the arguments of `pages` (numbered from 0) in [`PAGES_TABLE`], and returns two pgbench scripts: one that
+/// looks a random page's arguments up and runs its statements, and one that only looks them up. PostgreSQL's CPU for
+/// the statements is the first's less the second's.
+fn pgbench_scripts(client: &mut Client, list: &str, pages: &[PostgresPage]) -> Result<(String, String)> {
+    let first = pages.first().ok_or("no pages")?;
+    client.batch_execute(&format!(
+        "CREATE TABLE IF NOT EXISTS {PAGES_TABLE} (list text, n int, arguments bigint[][], PRIMARY KEY (list, n)); \
+         DELETE FROM {PAGES_TABLE} WHERE list = '{list}'"
+    ))?;
+    let insert = format!("INSERT INTO {PAGES_TABLE} (list, n, arguments) VALUES ($1, $2, $3::text::bigint[][])");
+    for (number, page) in pages.iter().enumerate() {
+        // One row of arguments per statement, as long as the longest (a 2-D array is rectangular).
+        let width = page
+            .statements
+            .iter()
+            .map(|(_, arguments)| arguments.len())
+            .max()
+            .unwrap_or(0);
+        let flat: Vec<i64> = page
+            .statements
+            .iter()
+            .flat_map(|(_, arguments)| arguments.iter().copied().chain(std::iter::repeat(0)).take(width))
+            .collect();
+        let rows = format!(
+            "{{{}}}",
+            flat.chunks(width.max(1))
+                .map(|row| { format!("{{{}}}", row.iter().map(i64::to_string).collect::<Vec<_>>().join(",")) })
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let number = i32::try_from(number)?;
+        client.execute(&insert, &[&list, &number, &rows])?;
+    }
+    let mut columns = Vec::new();
+    let mut statements = String::new();
+    for (statement, (sql, arguments)) in first.statements.iter().enumerate() {
+        let mut text = sql.clone();
+        // The highest numbers first, so that `$1` does not replace the start of `$10`.
+        for index in (1..=arguments.len()).rev() {
+            let variable = format!("v{statement}_{index}");
+            columns.push(format!("arguments[{}][{index}] AS {variable}", statement + 1));
+            text = text.replace(&format!("${index}"), &format!(":{variable}"));
+        }
+        let _ = writeln!(statements, "{text};");
+    }
+    let lookup = format!(
+        "\\set n random(0, {})\nSELECT {} FROM {PAGES_TABLE} WHERE list = '{list}' AND n = :n \\gset\n",
+        pages.len() - 1,
+        columns.join(", ")
+    );
+    Ok((format!("{lookup}{statements}"), lookup))
+}
+
+fn ids_statement(table: &str) -> String {
+    format!("SELECT t.id FROM {table} t WHERE t.society_id = $1 AND t.deleted_at IS NULL ORDER BY t.id")
+}
+
+fn table(list: &str) -> &'static str {
+    match list {
         "plots" => "plots",
         "campaigns" => "campaigns",
         _ => "work_orders",
-    };
-    let ids: Vec<i64> = connection
-        .prepare(&format!(
-            "SELECT t.id FROM {table} t WHERE t.society_id = ?1 AND t.deleted_at IS NULL ORDER BY t.id"
-        ))?
-        .query_map([society], |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    }
+}
+
+/// Each page's first id and the next page's (or past the last), as the API's page index holds them.
+fn page_bounds(ids: &[i64]) -> Vec<(i64, i64)> {
     let starts: Vec<i64> = ids.iter().step_by(PAGE).copied().collect();
-    Ok(starts
+    starts
         .iter()
         .enumerate()
         .map(|(index, start)| (*start, starts.get(index + 1).copied().unwrap_or(i64::MAX)))
-        .collect())
+        .collect()
+}
+
+/// Up to [`SAMPLE_PAGES`] full pages spread evenly over the list (the last page, shorter, is left out: its lines'
+/// statements would take fewer arguments).
+fn sample(bounds: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let full = &bounds[..bounds.len().saturating_sub(1).max(1).min(bounds.len())];
+    let count = full.len().min(SAMPLE_PAGES);
+    (0..count).map(|index| full[index * full.len() / count]).collect()
+}
+
+fn clock(zone: &str) -> Result<Clock> {
+    Ok(Clock(
+        zone.parse::<Tz>()
+            .map_err(|error| format!("time zone {zone}: {error}"))?,
+    ))
 }
 
 /// This process's CPU time, from `/proc/self/stat` (in clock ticks of 10 ms).
@@ -397,52 +671,83 @@ fn cpu() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs `page` in rotation for `seconds` and prints what it sustained per CPU second of this process.
+fn rotate(list: &str, seconds: f64, pages: usize, mut page: impl FnMut(usize) -> Result<Vec<u8>>) -> Result<()> {
+    let (started, cpu_before) = (Instant::now(), cpu());
+    let (mut done, mut bytes) = (0_usize, 0_usize);
+    while started.elapsed().as_secs_f64() < seconds {
+        bytes += page(done % pages.max(1))?.len();
+        done += 1;
+    }
+    let cpu_seconds = (cpu() - cpu_before).as_secs_f64();
+    println!(
+        "{{\"list\": \"{list}\", \"pages\": {done}, \"seconds\": {:.2}, \"cpu_seconds\": {cpu_seconds:.2}, \
+         \"pages_per_cpu_second\": {:.0}, \"bytes_per_page\": {}}}",
+        started.elapsed().as_secs_f64(),
+        done as f64 / cpu_seconds.max(0.01),
+        bytes / done.max(1)
+    );
+    Ok(())
+}
+
+fn chosen(bounds: &[(i64, i64)], number: &str) -> Result<(i64, i64)> {
+    let number: usize = number.parse()?;
+    Ok(*bounds.get(number.saturating_sub(1)).ok_or("no such page")?)
+}
+
+const USAGE: &str = "usage: alone sqlite DATABASE SOCIETY LIST (SECONDS | page N)\n       \
+                     alone postgres URL SOCIETY LIST (page N | pgbench DIR | serialise SECONDS)";
+
+fn main() -> Result<()> {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
-    let [database, society, list, rest @ ..] = arguments.as_slice() else {
-        return Err("usage: sqlite-alone DATABASE SOCIETY LIST (SECONDS | page N)".into());
+    let [source, database, society, list, rest @ ..] = arguments.as_slice() else {
+        return Err(USAGE.into());
     };
     let society: i64 = society.parse()?;
-    let connection = Connection::open_with_flags(
-        database,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    connection.pragma_update(None, "cache_size", -512)?;
-    let zone: String = connection.query_row("SELECT time_zone FROM societies WHERE id = ?1", [society], |row| {
-        row.get(0)
-    })?;
-    let clock = Clock(
-        zone.parse::<Tz>()
-            .map_err(|error| format!("time zone {zone}: {error}"))?,
-    );
-    let bounds = page_bounds(&connection, list, society)?;
-    match rest {
-        [word, number] if word == "page" => {
-            let number: usize = number.parse()?;
-            let bounds = bounds.get(number.saturating_sub(1)).ok_or("no such page")?;
-            println!(
-                "{}",
-                String::from_utf8(page(&connection, list, society, *bounds, clock)?)?
-            );
+    match (source.as_str(), rest) {
+        ("sqlite", [word, number]) if word == "page" => {
+            let sqlite = Sqlite::open(database, society)?;
+            let bounds = page_bounds(&sqlite.ids(table(list))?);
+            println!("{}", String::from_utf8(sqlite.page(list, chosen(&bounds, number)?)?)?);
         }
-        [seconds] => {
-            let seconds: f64 = seconds.parse()?;
-            let (started, cpu_before) = (Instant::now(), cpu());
-            let (mut pages, mut bytes) = (0_usize, 0_usize);
-            while started.elapsed().as_secs_f64() < seconds {
-                bytes += page(&connection, list, society, bounds[pages % bounds.len()], clock)?.len();
-                pages += 1;
-            }
-            let cpu_seconds = (cpu() - cpu_before).as_secs_f64();
-            println!(
-                "{{\"list\": \"{list}\", \"pages\": {pages}, \"seconds\": {:.2}, \"cpu_seconds\": {cpu_seconds:.2}, \
-                 \"pages_per_cpu_second\": {:.0}, \"bytes_per_page\": {}}}",
-                started.elapsed().as_secs_f64(),
-                pages as f64 / cpu_seconds.max(0.01),
-                bytes / pages.max(1)
-            );
+        ("sqlite", [seconds]) => {
+            let sqlite = Sqlite::open(database, society)?;
+            let bounds = page_bounds(&sqlite.ids(table(list))?);
+            rotate(list, seconds.parse()?, bounds.len(), |index| {
+                sqlite.page(list, bounds[index])
+            })?;
         }
-        _ => return Err("usage: sqlite-alone DATABASE SOCIETY LIST (SECONDS | page N)".into()),
+        ("postgres", [word, number]) if word == "page" => {
+            let mut postgres = Postgres::connect(database, society)?;
+            let bounds = page_bounds(&postgres.ids(table(list))?);
+            let page = postgres.read(list, chosen(&bounds, number)?)?;
+            println!("{}", String::from_utf8(serialise(list, &page, postgres.clock)?)?);
+        }
+        ("postgres", [word, folder]) if word == "pgbench" => {
+            let mut postgres = Postgres::connect(database, society)?;
+            let bounds = page_bounds(&postgres.ids(table(list))?);
+            let pages = sample(&bounds)
+                .into_iter()
+                .map(|bounds| postgres.read(list, bounds))
+                .collect::<Result<Vec<_>>>()?;
+            let (statements, lookup) = pgbench_scripts(&mut postgres.client, list, &pages)?;
+            std::fs::create_dir_all(folder)?;
+            std::fs::write(Path::new(folder).join(format!("{list}.sql")), statements)?;
+            std::fs::write(Path::new(folder).join(format!("{list}-lookup.sql")), lookup)?;
+        }
+        ("postgres", [word, seconds]) if word == "serialise" => {
+            let mut postgres = Postgres::connect(database, society)?;
+            let bounds = page_bounds(&postgres.ids(table(list))?);
+            let pages = sample(&bounds)
+                .into_iter()
+                .map(|bounds| postgres.read(list, bounds))
+                .collect::<Result<Vec<_>>>()?;
+            let clock = postgres.clock;
+            rotate(list, seconds.parse()?, pages.len(), |index| {
+                serialise(list, &pages[index], clock)
+            })?;
+        }
+        _ => return Err(USAGE.into()),
     }
     Ok(())
 }
