@@ -513,22 +513,19 @@ impl Postgres {
     fn read(&mut self, list: &str, bounds: (i64, i64)) -> Result<PostgresPage> {
         let arguments = vec![self.society, bounds.0, bounds.1, PAGE as i64];
         let first = self.query(list_statement(list), &arguments)?;
+        let lines: Vec<i64> = std::iter::once(Ok(self.society))
+            .chain(first.iter().map(|row| row.try_get::<_, i64>(0)))
+            .collect::<std::result::Result<_, _>>()?;
         let mut page = PostgresPage {
             statements: vec![(list_statement(list).to_owned(), arguments)],
-            rows: Vec::new(),
+            rows: vec![first],
         };
         if list == "work_orders" {
-            let lines: Vec<i64> = std::iter::once(Ok(self.society))
-                .chain(first.iter().map(|row| row.try_get::<_, i64>(0)))
-                .collect::<std::result::Result<_, _>>()?;
             for (select, alias) in [(SUPPLIES, "s"), (LABOURS, "l")] {
                 let sql = lines_statement(select, alias, lines.len() - 1);
                 page.rows.push(self.query(&sql, &lines)?);
                 page.statements.push((sql, lines.clone()));
             }
-            page.rows.insert(0, first);
-        } else {
-            page.rows.push(first);
         }
         Ok(page)
     }
@@ -648,7 +645,11 @@ fn page_bounds(ids: &[i64]) -> Vec<(i64, i64)> {
 /// Up to [`SAMPLE_PAGES`] full pages spread evenly over the list (the last page, shorter, is left out: its lines'
 /// statements would take fewer arguments).
 fn sample(bounds: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    let full = &bounds[..bounds.len().saturating_sub(1).max(1).min(bounds.len())];
+    let full = if bounds.len() > 1 {
+        &bounds[..bounds.len() - 1]
+    } else {
+        bounds
+    };
     let count = full.len().min(SAMPLE_PAGES);
     (0..count).map(|index| full[index * full.len() / count]).collect()
 }

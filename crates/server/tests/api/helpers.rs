@@ -103,28 +103,29 @@ pub const TEST_DEMO: DemoOptions = DemoOptions {
     seed: 7,
 };
 
-async fn new_database(backend: Backend) -> (String, Throwaway) {
+/// A fresh database of the test's own: a copy of the seeded template when `seeded`, else empty.
+async fn new_database(backend: Backend, seeded: bool) -> (String, Throwaway) {
     match backend {
         Backend::Sqlite => {
-            let path = new_sqlite_path();
+            let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
+            let path = std::env::temp_dir()
+                .join(format!("{name}.sqlite"))
+                .to_string_lossy()
+                .into_owned();
+            if seeded {
+                std::fs::copy(sqlite_template().await, &path).expect("copy the seeded template");
+            }
             (format!("sqlite://{path}"), Throwaway::Sqlite(path))
         }
         Backend::Postgres => {
+            let template = if seeded { Some(postgres_template().await) } else { None };
             let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
                 .await
                 .expect("the cluster starts");
-            let url = testkit::postgres::create_database(&admin_url, "tranquera_test").await;
+            let url = testkit::postgres::create_database_from(&admin_url, "tranquera_test", template).await;
             (url.clone(), Throwaway::Postgres { admin_url, url })
         }
     }
-}
-
-fn new_sqlite_path() -> String {
-    let name = format!("tranquera_test_{}", uuid::Uuid::new_v4().simple());
-    std::env::temp_dir()
-        .join(format!("{name}.sqlite"))
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// The migrated database seeded with [`TEST_DEMO`] that tests start from, made once per test process and per backend:
@@ -143,57 +144,47 @@ async fn seed(url: &str) {
     store.close().await;
 }
 
-/// A fresh database holding a copy of the seeded template.
-async fn seeded_database(backend: Backend) -> (String, Throwaway) {
-    match backend {
-        Backend::Sqlite => {
-            let template = SQLITE_SEEDED
-                .get_or_init(|| async {
-                    remove_templates_of_ended_runs();
-                    let path = std::env::temp_dir()
-                        .join(format!("{SQLITE_TEMPLATE_PREFIX}{}.sqlite", std::process::id()))
-                        .to_string_lossy()
-                        .into_owned();
-                    for suffix in ["", "-wal", "-shm"] {
-                        let _ = std::fs::remove_file(format!("{path}{suffix}"));
-                    }
-                    seed(&format!("sqlite://{path}")).await;
-                    // Into the main file, so that the file alone is the whole database.
-                    let mut connection = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
-                        .await
-                        .expect("open the seeded template");
-                    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-                        .execute(&mut connection)
-                        .await
-                        .expect("checkpoint the seeded template");
-                    connection.close().await.expect("close the seeded template");
-                    path
-                })
-                .await;
-            let path = new_sqlite_path();
-            std::fs::copy(template, &path).expect("copy the seeded template");
-            (format!("sqlite://{path}"), Throwaway::Sqlite(path))
-        }
-        Backend::Postgres => {
-            let template = POSTGRES_SEEDED
-                .get_or_init(|| async {
-                    let direct = tokio::task::spawn_blocking(testkit::postgres::direct_admin_url)
-                        .await
-                        .expect("the cluster starts");
-                    let url = testkit::postgres::create_database(&direct, "tranquera_seeded").await;
-                    seed(&url).await;
-                    url.rsplit_once('/')
-                        .map(|(_, name)| name.to_owned())
-                        .unwrap_or_default()
-                })
-                .await;
-            let admin_url = tokio::task::spawn_blocking(testkit::postgres::admin_url)
+/// The SQLite template's path, made on first use.
+async fn sqlite_template() -> &'static str {
+    SQLITE_SEEDED
+        .get_or_init(|| async {
+            remove_templates_of_ended_runs();
+            let path = std::env::temp_dir()
+                .join(format!("{SQLITE_TEMPLATE_PREFIX}{}.sqlite", std::process::id()))
+                .to_string_lossy()
+                .into_owned();
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{path}{suffix}"));
+            }
+            seed(&format!("sqlite://{path}")).await;
+            // Into the main file, so that the file alone is the whole database.
+            let mut connection = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
+                .await
+                .expect("open the seeded template");
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&mut connection)
+                .await
+                .expect("checkpoint the seeded template");
+            connection.close().await.expect("close the seeded template");
+            path
+        })
+        .await
+}
+
+/// The PostgreSQL template's database name, made on first use.
+async fn postgres_template() -> &'static str {
+    POSTGRES_SEEDED
+        .get_or_init(|| async {
+            let direct = tokio::task::spawn_blocking(testkit::postgres::direct_admin_url)
                 .await
                 .expect("the cluster starts");
-            let url = testkit::postgres::create_database_from(&admin_url, "tranquera_test", Some(template)).await;
-            (url.clone(), Throwaway::Postgres { admin_url, url })
-        }
-    }
+            let url = testkit::postgres::create_database(&direct, "tranquera_seeded").await;
+            seed(&url).await;
+            url.rsplit_once('/')
+                .map(|(_, name)| name.to_owned())
+                .unwrap_or_default()
+        })
+        .await
 }
 
 const SQLITE_TEMPLATE_PREFIX: &str = "tranquera_seeded_";
@@ -227,13 +218,9 @@ impl TestApp {
     /// the test hashes passwords at another cost than the template's users were seeded with.
     pub async fn spawn_with(backend: Backend, setup: Setup) -> Self {
         let copied = setup.seed && setup.store.auth.password_cost == Setup::default().store.auth.password_cost;
-        if copied {
-            let (url, database) = seeded_database(backend).await;
-            Self::spawn_over(url, database, backend, Setup { seed: false, ..setup }).await
-        } else {
-            let (url, database) = new_database(backend).await;
-            Self::spawn_over(url, database, backend, setup).await
-        }
+        let (url, database) = new_database(backend, copied).await;
+        let seed = setup.seed && !copied;
+        Self::spawn_over(url, database, backend, Setup { seed, ..setup }).await
     }
 
     /// A server over a fresh database on the PostgreSQL server of `admin_url` (a cluster the test may stop).
