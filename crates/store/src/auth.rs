@@ -514,15 +514,10 @@ impl Store {
                     })
                     .optional()
             })?,
-            Db::Postgres { point, .. } => {
-                let mut connection = point.acquire().await?;
-                let row = sqlx::query_as(&ACCESS_POSTGRES)
-                    .bind(society_id)
-                    .bind(hash)
-                    .fetch_optional(&mut *connection)
-                    .await;
-                connection.keep_after(&row);
-                row?
+            Db::Postgres { token, .. } => {
+                token
+                    .fetch_optional(sqlx::query_as(&ACCESS_POSTGRES).bind(society_id).bind(hash))
+                    .await?
             }
         };
         Ok(match row {
@@ -530,7 +525,8 @@ impl Store {
                 if row.active && has_api_role(&row.roles) {
                     TokenCheck::Valid(Session {
                         user_id: row.user_id,
-                        scope: Scope::new(society_id, &row.country, &row.time_zone),
+                        scope: Scope::new(society_id, &row.country, &row.time_zone)
+                            .at_data_version(row.society_version),
                         snapshot: Snapshot::new(instance, society_id, row.society_version, row.reference_version),
                     })
                 } else {

@@ -13,13 +13,14 @@ use crate::durability::WalSync;
 use crate::events::OwnEvent;
 use crate::inline::InlineReader;
 use crate::metered::MeteredPool;
-use crate::pg_point::PgPointReader;
+use crate::pg_readers::PgReaders;
 use crate::StoreError;
 
 /// Pool sizes and time-outs, and how durable a SQLite commit is.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
-    /// Most connections to PostgreSQL, or reader connections to SQLite.
+    /// Most connections to PostgreSQL, half for writes and background work and half for requests' reads (the token
+    /// check has four more of its own); or reader connections to SQLite (two at most).
     pub max_connections: u32,
     /// How long a request waits for a connection before it fails with 503.
     pub acquire_timeout: Duration,
@@ -64,9 +65,9 @@ const READER_CACHE: &str = "-512";
 /// checkpointed every 37 creates, two fsyncs each; a longer log also copies a page rewritten by many commits once.
 const WRITER_CHECKPOINT_PAGES: &str = "10000";
 
-/// Connections for the per-request point read on PostgreSQL: each read is one short round trip, so a few carry a
-/// core's worth of requests.
-const PG_POINT_CONNECTIONS: usize = 4;
+/// Connections for the token check on PostgreSQL: each is one short round trip, so a few carry a core's worth of
+/// requests.
+const PG_TOKEN_CONNECTIONS: u32 = 4;
 
 /// Which database the store talks to.
 #[derive(Debug, Clone)]
@@ -81,11 +82,13 @@ pub(crate) enum Db {
         wal: Arc<WalSync>,
         inline: Arc<InlineReader>,
     },
-    /// PostgreSQL handles concurrent writers itself. The point read of every request goes through
-    /// [`PgPointReader`] instead of the pool.
+    /// PostgreSQL handles concurrent writers itself. A request's reads go through [`PgReaders`] instead of the
+    /// pool: its token check through `token`, its page rows, records and table versions through `read`. The pool
+    /// keeps writes, page-index builds and background work.
     Postgres {
         pool: MeteredPool<sqlx::Postgres>,
-        point: Arc<PgPointReader>,
+        token: Arc<PgReaders>,
+        read: Arc<PgReaders>,
     },
 }
 
@@ -572,20 +575,21 @@ impl Db {
             let connect = PgConnectOptions::from_str(url)?.extra_float_digits(None);
             // A connection the server dropped fails its next statement, which answers 503 and closes it, instead
             // of every request paying a round trip to find out first.
+            // The configured connections are split between the pool and the request's reads, so a process opens no
+            // more than before the reads had their own.
+            let (pooled, readers) = split_connections(options.max_connections);
             let pool = PgPoolOptions::new()
-                .max_connections(options.max_connections)
+                .max_connections(pooled)
                 .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.clone())
                 .await?;
-            let point = Arc::new(PgPointReader::new(
-                connect,
-                PG_POINT_CONNECTIONS,
-                options.acquire_timeout,
-            ));
+            let token = PgReaders::new("token", connect.clone(), PG_TOKEN_CONNECTIONS, options.acquire_timeout);
+            let read = PgReaders::new("read", connect, readers, options.acquire_timeout);
             Ok(Db::Postgres {
                 pool: MeteredPool::new(pool, "main"),
-                point,
+                token: Arc::new(token),
+                read: Arc::new(read),
             })
         } else {
             Err(StoreError::Config(format!(
@@ -601,6 +605,13 @@ impl Db {
             Db::Postgres { .. } => Dialect::Postgres,
         }
     }
+}
+
+/// How PostgreSQL's `max_connections` configured connections are shared: `(pool, request reads)`, half each, and
+/// at least one each.
+fn split_connections(max_connections: u32) -> (u32, u32) {
+    let readers = (max_connections / 2).max(1);
+    (max_connections.saturating_sub(readers).max(1), readers)
 }
 
 /// The SQL dialects we render migrations for.
@@ -645,6 +656,13 @@ mod tests {
             .push("INSERT INTO b (x, y) VALUES ")
             .row([Arg::Int(2), Arg::Int(3)]);
         batch.into_queries()
+    }
+
+    #[test]
+    fn the_configured_connections_are_shared_and_each_side_has_one() {
+        assert_eq!(split_connections(16), (8, 8));
+        assert_eq!(split_connections(5), (3, 2));
+        assert_eq!(split_connections(1), (1, 1));
     }
 
     #[test]

@@ -42,7 +42,7 @@ mod metered;
 pub mod metrics;
 mod migrate;
 pub mod pages;
-mod pg_point;
+mod pg_readers;
 pub mod rate_limits;
 pub mod reference;
 pub mod render;
@@ -182,6 +182,8 @@ pub struct Store {
     config: StoreConfig,
     /// Page indexes of lists, shared by every clone of the store in the process.
     pages: Arc<pages::PageIndexes>,
+    /// The version of the tables lists were read from, per society data version.
+    table_versions: Arc<pages::TableVersions>,
     /// The database's identity (latest migration and when the schema was made), read once.
     instance: Arc<tokio::sync::OnceCell<Arc<str>>>,
     /// The dependants of each table, read from the schema's catalogue once.
@@ -194,6 +196,8 @@ pub struct Scope {
     society_id: i64,
     country: String,
     time_zone: Tz,
+    /// The society's data version as the request's token check read it; `None` outside a request.
+    data_version: Option<i64>,
 }
 
 impl Scope {
@@ -217,7 +221,21 @@ impl Scope {
             society_id,
             country: country.to_owned(),
             time_zone: time_zone.parse().unwrap_or(Tz::UTC),
+            data_version: None,
         }
+    }
+
+    /// The scope of a request whose token check read the society's data version as `data_version`.
+    pub(crate) fn at_data_version(self, data_version: i64) -> Self {
+        Self {
+            data_version: Some(data_version),
+            ..self
+        }
+    }
+
+    /// The society's data version as the request's token check read it, if this scope is a request's.
+    pub(crate) fn data_version(&self) -> Option<i64> {
+        self.data_version
     }
 }
 
@@ -228,6 +246,7 @@ impl Store {
         Ok(Self {
             db,
             pages: Arc::new(pages::PageIndexes::new(config.pages)),
+            table_versions: Arc::default(),
             config,
             instance: Arc::default(),
             dependants: Arc::default(),

@@ -36,10 +36,10 @@ impl<DB: Database> Clone for MeteredPool<DB> {
 }
 
 /// Counts one operation as waiting for as long as it lives, so that one cancelled while it waits stops counting.
-struct Waiting<'a>(&'a AtomicU32);
+pub(crate) struct Waiting<'a>(&'a AtomicU32);
 
 impl<'a> Waiting<'a> {
-    fn enter(count: &'a AtomicU32) -> Self {
+    pub(crate) fn enter(count: &'a AtomicU32) -> Self {
         count.fetch_add(1, Ordering::Relaxed);
         Self(count)
     }

@@ -15,7 +15,8 @@ pub const ACQUIRE_TIMEOUTS: &str = "tranquera_db_acquire_timeouts_total";
 /// One connection pool of this process.
 #[derive(Debug, Clone, Copy)]
 pub struct PoolVitals {
-    /// `read` or `write` on SQLite (one writer at a time), `main` on PostgreSQL.
+    /// `read` or `write` on SQLite (one writer at a time); `main`, `read` (requests' reads) or `token` (token checks)
+    /// on PostgreSQL.
     pub name: &'static str,
     /// Connections open.
     pub open: u32,
@@ -62,7 +63,7 @@ impl Store {
     pub fn pool_vitals(&self) -> Vec<PoolVitals> {
         match &self.db {
             Db::Sqlite { read, write, .. } => vec![vitals(read), vitals(write)],
-            Db::Postgres { pool, .. } => vec![vitals(pool)],
+            Db::Postgres { pool, token, read } => vec![vitals(pool), read.vitals(), token.vitals()],
         }
     }
 

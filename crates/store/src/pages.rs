@@ -168,6 +168,56 @@ impl PageIndexes {
     }
 }
 
+/// Lists whose table version a process remembers: one entry per society and table, a few dozen bytes each.
+const REMEMBERED_TABLE_VERSIONS: usize = 4_096;
+
+/// A table's version, as remembered for one society data version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TableVersion(i64);
+
+impl Weighted for TableVersion {
+    fn weight(&self) -> usize {
+        1
+    }
+}
+
+/// The version of each society's tables this process last read, remembered for the society's data version it read it
+/// under, so that a request whose token check found the same data version knows its page index's version without
+/// asking the database.
+///
+/// The data version is the sum of the society's change counters, which only grow: while it stands, no table of the
+/// society has changed. A table version is read after the data version it is remembered for, so it may be newer than
+/// that data version's, never older, and an index keyed by it is never older than its rows.
+#[derive(Debug)]
+pub struct TableVersions {
+    versions: VersionedCache<i64, TableVersion>,
+}
+
+impl Default for TableVersions {
+    fn default() -> Self {
+        Self {
+            versions: VersionedCache::new(REMEMBERED_TABLE_VERSIONS),
+        }
+    }
+}
+
+impl TableVersions {
+    /// The version of `table` of society `society_id` remembered for `data_version`, or the one `read` reads (and
+    /// this remembers).
+    pub async fn get_or_read<E, F>(&self, society_id: i64, table: &str, data_version: i64, read: F) -> Result<i64, E>
+    where
+        F: Future<Output = Result<i64, E>>,
+    {
+        let remembered = self
+            .versions
+            .get_or_build(format!("{society_id}|{table}"), data_version, async {
+                read.await.map(TableVersion)
+            })
+            .await?;
+        Ok(remembered.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +281,29 @@ mod tests {
             Ok(3),
             "another version is built again"
         );
+    }
+
+    #[tokio::test]
+    async fn a_table_version_is_read_again_only_when_the_data_version_moves() {
+        let versions = TableVersions::default();
+        let read = |version: i64| async move { Ok::<_, ()>(version) };
+        assert_eq!(versions.get_or_read(1, "plots", 10, read(3)).await, Ok(3));
+        assert_eq!(
+            versions.get_or_read(1, "plots", 10, read(4)).await,
+            Ok(3),
+            "the same data version: the remembered table version, not read"
+        );
+        assert_eq!(
+            versions.get_or_read(1, "plots", 11, read(4)).await,
+            Ok(4),
+            "a new data version reads the table's version again"
+        );
+        assert_eq!(
+            versions.get_or_read(2, "plots", 11, read(9)).await,
+            Ok(9),
+            "another society's table is its own"
+        );
+        assert_eq!(versions.get_or_read(1, "campaigns", 11, read(5)).await, Ok(5));
+        assert_eq!(versions.get_or_read(1, "plots", 11, read(7)).await, Ok(4));
     }
 }

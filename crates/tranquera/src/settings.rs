@@ -31,7 +31,8 @@ pub struct DatabaseArgs {
     /// `sqlite://PATH` or `postgres://USER@HOST/DB`.
     #[arg(long = "database", env = "DATABASE_URL")]
     pub url: String,
-    /// Most pooled database connections per process; on PostgreSQL the per-request token check has 4 more of its own.
+    /// Most pooled database connections per process; on PostgreSQL half serve requests' reads and half writes and
+    /// background work, and the per-request token check has 4 more of its own.
     #[arg(long, env = "TRANQUERA_DB_MAX_CONNECTIONS", default_value_t = 16)]
     pub db_max_connections: u32,
     /// Seconds a request waits for a database connection before it fails with 503.

@@ -55,7 +55,12 @@ async fn on_sqlite_metrics_are_served_apart_by_route_template_and_pass_promtool(
 async fn on_postgres_metrics_are_served_apart_by_route_template_and_pass_promtool() {
     let scratch = Scratch::new("metrics-pg");
     let database = testkit::postgres::new_database("tranquera_metrics").await;
-    scrape_after_traffic(&scratch, &database, &[("main", Some(16))]).await;
+    scrape_after_traffic(
+        &scratch,
+        &database,
+        &[("main", Some(8)), ("read", Some(8)), ("token", Some(4))],
+    )
+    .await;
 }
 
 /// Serves `database` with metrics, sends the requests, scrapes and checks; `pools` are the pool labels expected,

@@ -9,9 +9,9 @@ use crate::db::{with_writer, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
-crate::sqlite_row! {
+crate::row_by_position! {
     /// One establishment row.
-    #[derive(Debug, sqlx::FromRow)]
+    #[derive(Debug)]
     pub struct EstablishmentRow {
         id: i64,
         farmer_id: i64,

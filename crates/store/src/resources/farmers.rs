@@ -4,9 +4,9 @@ use wire::farmers::{FarmerV2, FarmerV3};
 
 use crate::{ListSpec, Render, Resource, Scoping};
 
-crate::sqlite_row! {
+crate::row_by_position! {
     /// A farmer with its derived area.
-    #[derive(Debug, sqlx::FromRow)]
+    #[derive(Debug)]
     pub struct FarmerRow {
         id: i64,
         society_id: i64,

@@ -148,9 +148,9 @@ resource! {
     }
 }
 
-crate::sqlite_row! {
+crate::row_by_position! {
     /// One job row, whichever its kind: every kind reports the same status shape.
-    #[derive(Debug, sqlx::FromRow)]
+    #[derive(Debug)]
     pub struct JobRow {
         id: i64,
         status: String,

@@ -15,9 +15,9 @@ use crate::db::{Arg, Sql};
 use crate::list::{parse_ids, FlagFilter, ListError};
 use crate::{ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
-crate::sqlite_row! {
+crate::row_by_position! {
     /// One work order header row.
-    #[derive(Debug, sqlx::FromRow)]
+    #[derive(Debug)]
     pub struct WorkOrderRow {
         pub(crate) id: i64,
         pub(crate) society_id: i64,
@@ -117,8 +117,8 @@ impl WorkOrderStateFilter {
     }
 }
 
-crate::sqlite_row! {
-    #[derive(Debug, sqlx::FromRow)]
+crate::row_by_position! {
+    #[derive(Debug)]
     pub(crate) struct SupplyRow {
         pub(crate) id: i64,
         pub(crate) work_order_id: i64,
@@ -133,8 +133,8 @@ crate::sqlite_row! {
     }
 }
 
-crate::sqlite_row! {
-    #[derive(Debug, sqlx::FromRow)]
+crate::row_by_position! {
+    #[derive(Debug)]
     pub(crate) struct LabourRow {
         pub(crate) id: i64,
         pub(crate) work_order_id: i64,
