@@ -63,11 +63,11 @@ const SUPPLIES: &str =
 
 const LABOURS: &str = "SELECT l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
      l.pending, l.executed, l.confirmed, \
-     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',' ORDER BY x.contractor_id) \
+     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',') \
       FROM work_order_labour_contractors x WHERE x.society_id = l.society_id AND x.labour_id = l.id), \
-     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',' ORDER BY x.machine_id) \
+     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',') \
       FROM work_order_labour_machines x WHERE x.society_id = l.society_id AND x.labour_id = l.id), \
-     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',' ORDER BY x.applicator_id) \
+     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',') \
       FROM work_order_labour_applicators x WHERE x.society_id = l.society_id AND x.labour_id = l.id) \
      FROM work_order_labours l WHERE l.society_id = $1 AND l.work_order_id IN ";
 
@@ -305,12 +305,15 @@ fn header(row: &impl Columns, clock: Clock) -> Result<WorkOrder> {
     })
 }
 
+/// A labour's link list in id order: the statement aggregates it unordered, as the API's does.
 fn refs(list: Option<String>) -> Vec<LocalRef> {
-    list.unwrap_or_default()
+    let mut ids: Vec<i64> = list
+        .unwrap_or_default()
         .split(',')
         .filter_map(|id| id.trim().parse().ok())
-        .map(|local_id| LocalRef { local_id })
-        .collect()
+        .collect();
+    ids.sort_unstable();
+    ids.into_iter().map(|local_id| LocalRef { local_id }).collect()
 }
 
 /// A supply line and the order it belongs to.

@@ -154,22 +154,24 @@ crate::row_by_position! {
 pub(crate) const SUPPLY_COLUMNS: &str = "s.id, s.work_order_id, s.campaign_id, s.formulated_id, s.area_applied, \
                               s.total_applied, s.date, s.pending, s.executed, s.confirmed";
 
-// Each link list is aggregated per line in the same query, so a page of orders costs three queries in all.
+// Each link list is aggregated per line in the same query, so a page of orders costs three queries in all. The
+// aggregates are not ordered in SQL: an ordered aggregate sorts once per line, a quarter of the statement's time on
+// PostgreSQL for a sync's page of 500 orders (about 5,000 labours), and [`refs`] puts each list in id order instead.
 pub(crate) const LABOUR_COLUMNS: &str =
     "l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
      l.pending, l.executed, l.confirmed, \
-     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',' ORDER BY x.contractor_id) \
+     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',') \
       FROM work_order_labour_contractors x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS contractors, \
-     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',' ORDER BY x.machine_id) \
+     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',') \
       FROM work_order_labour_machines x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS machines, \
-     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',' ORDER BY x.applicator_id) \
+     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',') \
       FROM work_order_labour_applicators x WHERE x.society_id = l.society_id AND x.labour_id = l.id) AS applicators";
 
+/// A labour's link list, in id order.
 fn refs(list: Option<&str>) -> Vec<LocalRef> {
-    parse_ids(list)
-        .into_iter()
-        .map(|local_id| LocalRef { local_id })
-        .collect()
+    let mut ids = parse_ids(list);
+    ids.sort_unstable();
+    ids.into_iter().map(|local_id| LocalRef { local_id }).collect()
 }
 
 /// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id IN (…)`, lines in
