@@ -6,6 +6,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use clap::builder::BoolishValueParser;
 use clap::{Args, ValueEnum};
 use domain::webhooks::UrlPolicy;
 use domain::NextPagePolicy;
@@ -163,20 +164,20 @@ pub struct HttpArgs {
     #[arg(long, env = "TRANQUERA_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
     /// Log as JSON lines (for log collectors) instead of text.
-    #[arg(long, env = "TRANQUERA_LOG_JSON")]
+    #[arg(long, env = "TRANQUERA_LOG_JSON", value_parser = BoolishValueParser::new())]
     pub log_json: bool,
     /// Do not run background jobs in this process (other processes on the database still do).
-    #[arg(long, env = "TRANQUERA_NO_JOBS")]
+    #[arg(long, env = "TRANQUERA_NO_JOBS", value_parser = BoolishValueParser::new())]
     pub no_jobs: bool,
     /// Do not send webhook deliveries from this process (other processes on the database still do).
-    #[arg(long, env = "TRANQUERA_NO_WEBHOOKS")]
+    #[arg(long, env = "TRANQUERA_NO_WEBHOOKS", value_parser = BoolishValueParser::new())]
     pub no_webhooks: bool,
     /// Let webhook endpoints have `http://` URLs, not only `https://` (`demo` always does).
-    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_HTTP")]
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_HTTP", value_parser = BoolishValueParser::new())]
     pub webhooks_allow_http: bool,
     /// Let webhook endpoints be, or resolve to, loopback, private, link-local or other internal addresses (`demo`
     /// always does). Off, deliveries cannot be aimed at the server's own network (server-side request forgery).
-    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES")]
+    #[arg(long, env = "TRANQUERA_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", value_parser = BoolishValueParser::new())]
     pub webhooks_allow_private_addresses: bool,
     /// Seconds a process holds a delivery it is sending; a process that dies mid-delivery leaves it to be sent again
     /// by another (or itself, restarted) once this runs out. More than the receivers' 10-second time-out.
