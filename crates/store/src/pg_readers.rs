@@ -54,7 +54,7 @@ impl PgReaders {
     }
 
     /// An idle connection, or a new one.
-    pub async fn acquire(&self) -> Result<ReaderConnection<'_>, StoreError> {
+    async fn acquire(&self) -> Result<ReaderConnection<'_>, StoreError> {
         let asked = Instant::now();
         let waiting = Waiting::enter(&self.waiting);
         let wait = async {
@@ -142,7 +142,7 @@ pub(crate) struct ReaderConnection<'r> {
 impl ReaderConnection<'_> {
     /// Keeps the connection for the next read when `result` shows the server answered: rows, no row, or an error of
     /// its own about the statement.
-    pub fn keep_after<T>(mut self, result: &Result<T, sqlx::Error>) {
+    fn keep_after<T>(mut self, result: &Result<T, sqlx::Error>) {
         if matches!(result, Ok(_) | Err(sqlx::Error::Database(_))) {
             if let Some(connection) = self.connection.take() {
                 self.readers
