@@ -62,14 +62,44 @@ const SUPPLIES: &str =
      WHERE s.society_id = $1 AND s.work_order_id IN ";
 
 const LABOURS: &str = "SELECT l.id, l.work_order_id, l.campaign_id, l.labour_type_id, l.area_applied, l.date, \
-     l.pending, l.executed, l.confirmed, \
-     (SELECT string_agg(CAST(x.contractor_id AS TEXT), ',') \
-      FROM work_order_labour_contractors x WHERE x.society_id = l.society_id AND x.labour_id = l.id), \
-     (SELECT string_agg(CAST(x.machine_id AS TEXT), ',') \
-      FROM work_order_labour_machines x WHERE x.society_id = l.society_id AND x.labour_id = l.id), \
-     (SELECT string_agg(CAST(x.applicator_id AS TEXT), ',') \
-      FROM work_order_labour_applicators x WHERE x.society_id = l.society_id AND x.labour_id = l.id) \
-     FROM work_order_labours l WHERE l.society_id = $1 AND l.work_order_id IN ";
+     l.pending, l.executed, l.confirmed FROM work_order_labours l WHERE l.society_id = $1 AND l.work_order_id IN ";
+
+/// A labour's link lists, in the order it answers them.
+const LINK_TABLES: [(&str, &str); 3] = [
+    ("work_order_labour_contractors", "contractor_id"),
+    ("work_order_labour_machines", "machine_id"),
+    ("work_order_labour_applicators", "applicator_id"),
+];
+
+/// The statement and arguments that read the links of `labours` as the API's does: by the ids' range when they are
+/// dense, by an `IN` list otherwise (one statement: a page of 100 orders has fewer labours than the API's chunk).
+fn links_statement(society: i64, labours: &[i64]) -> Option<(String, Vec<i64>)> {
+    let (low, high) = (*labours.iter().min()?, *labours.iter().max()?);
+    let dense = high - low < 2 * labours.len() as i64;
+    let mut sql = String::new();
+    let mut arguments = Vec::new();
+    for (list, (table, column)) in LINK_TABLES.iter().enumerate() {
+        if list > 0 {
+            sql.push_str(" UNION ALL ");
+        }
+        arguments.push(society);
+        let _ = write!(
+            sql,
+            "SELECT CAST({list} AS BIGINT), x.labour_id, x.{column} FROM {table} x WHERE x.society_id = ${} AND x.labour_id",
+            arguments.len()
+        );
+        let ids: &[i64] = if dense { &[low, high] } else { labours };
+        let first = arguments.len() + 1;
+        arguments.extend_from_slice(ids);
+        let placeholders: Vec<String> = (first..=arguments.len()).map(|n| format!("${n}")).collect();
+        if dense {
+            let _ = write!(sql, " BETWEEN {} AND {}", placeholders[0], placeholders[1]);
+        } else {
+            let _ = write!(sql, " IN ({})", placeholders.join(", "));
+        }
+    }
+    Some((sql, arguments))
+}
 
 /// An instant as the API writes it: `Y-m-dTH:i:sP` in the society's zone, or the local wall clock (v2 plots).
 #[derive(Clone, Copy)]
@@ -305,15 +335,9 @@ fn header(row: &impl Columns, clock: Clock) -> Result<WorkOrder> {
     })
 }
 
-/// A labour's link list in id order: the statement aggregates it unordered, as the API's does.
-fn refs(list: Option<String>) -> Vec<LocalRef> {
-    let mut ids: Vec<i64> = list
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|id| id.trim().parse().ok())
-        .collect();
-    ids.sort_unstable();
-    ids.into_iter().map(|local_id| LocalRef { local_id }).collect()
+/// A link row: which list, the labour, the linked row.
+fn link(row: &impl Columns) -> Result<(i64, i64, i64)> {
+    Ok((row.column(0)?, row.column(1)?, row.column(2)?))
 }
 
 /// A supply line and the order it belongs to.
@@ -347,9 +371,9 @@ fn labour(row: &impl Columns, clock: Clock) -> Result<(i64, Labour)> {
         },
         labour_type: row.column::<Option<i64>>(3)?.map(|local_id| LocalRef { local_id }),
         area_applied: row.column(4)?,
-        contractors: refs(row.column(9)?),
-        machines: refs(row.column(10)?),
-        applicators: refs(row.column(11)?),
+        contractors: Vec::new(),
+        machines: Vec::new(),
+        applicators: Vec::new(),
         date: clock.at(row.column(5)?),
         state: State {
             pending: row.column(6)?,
@@ -365,7 +389,15 @@ fn nest(
     orders: &mut [WorkOrder],
     supplies: impl IntoIterator<Item = Result<(i64, Supply)>>,
     labours: impl IntoIterator<Item = Result<(i64, Labour)>>,
+    links: impl IntoIterator<Item = Result<(i64, i64, i64)>>,
 ) -> Result<()> {
+    let mut lists: HashMap<i64, [Vec<i64>; 3]> = HashMap::new();
+    for link in links {
+        let (list, labour, linked) = link?;
+        if let Some(ids) = lists.entry(labour).or_default().get_mut(usize::try_from(list)?) {
+            ids.push(linked);
+        }
+    }
     let position: HashMap<i64, usize> = orders
         .iter()
         .enumerate()
@@ -378,7 +410,12 @@ fn nest(
         }
     }
     for line in labours {
-        let (order, labour) = line?;
+        let (order, mut labour) = line?;
+        let [contractors, machines, applicators] = lists.remove(&labour.local_id).unwrap_or_default().map(|mut ids| {
+            ids.sort_unstable();
+            ids.into_iter().map(|local_id| LocalRef { local_id }).collect()
+        });
+        (labour.contractors, labour.machines, labour.applicators) = (contractors, machines, applicators);
         if let Some(index) = position.get(&order) {
             orders[*index].labours.push(labour);
         }
@@ -467,7 +504,17 @@ impl Sqlite {
                 let labours = self.read(&lines_statement(LABOURS, "l", orders.len()), &lines, |row, clock| {
                     labour(row, clock)
                 })?;
-                nest(&mut orders, supplies.into_iter().map(Ok), labours.into_iter().map(Ok))?;
+                let ids: Vec<i64> = labours.iter().map(|(_, labour)| labour.local_id).collect();
+                let links = match links_statement(self.society, &ids) {
+                    Some((sql, arguments)) => self.read(&sql, &arguments, |row, _| link(row))?,
+                    None => Vec::new(),
+                };
+                nest(
+                    &mut orders,
+                    supplies.into_iter().map(Ok),
+                    labours.into_iter().map(Ok),
+                    links.into_iter().map(Ok),
+                )?;
                 serde_json::to_vec(&orders)
             }
         };
@@ -529,6 +576,14 @@ impl Postgres {
                 page.rows.push(self.query(&sql, &lines)?);
                 page.statements.push((sql, lines.clone()));
             }
+            let labours: Vec<i64> = page.rows[2]
+                .iter()
+                .map(|row| row.try_get(0))
+                .collect::<std::result::Result<_, _>>()?;
+            if let Some((sql, arguments)) = links_statement(self.society, &labours) {
+                page.rows.push(self.query(&sql, &arguments)?);
+                page.statements.push((sql, arguments));
+            }
         }
         Ok(page)
     }
@@ -559,6 +614,7 @@ fn serialise(list: &str, page: &PostgresPage, clock: Clock) -> Result<Vec<u8>> {
                 &mut orders,
                 items(1).iter().map(|row| supply(row, clock)),
                 items(2).iter().map(|row| labour(row, clock)),
+                items(3).iter().map(link),
             )?;
             serde_json::to_vec(&orders)
         }
@@ -575,6 +631,10 @@ const PAGES_TABLE: &str = "bench_alone_pages";
 /// the statements is the first's less the second's.
 fn pgbench_scripts(client: &mut Client, list: &str, pages: &[PostgresPage]) -> Result<(String, String)> {
     let first = pages.first().ok_or("no pages")?;
+    let texts = |page: &PostgresPage| page.statements.iter().map(|(sql, _)| sql.clone()).collect::<Vec<_>>();
+    if pages.iter().any(|page| texts(page) != texts(first)) {
+        return Err("the sampled pages run different statements; pgbench runs the first page's".into());
+    }
     client.batch_execute(&format!(
         "CREATE TABLE IF NOT EXISTS {PAGES_TABLE} (list text, n int, arguments bigint[][], PRIMARY KEY (list, n)); \
          DELETE FROM {PAGES_TABLE} WHERE list = '{list}'"

@@ -25,7 +25,8 @@ use crate::resources::planning::{
 };
 use crate::resources::plots::PlotsV3;
 use crate::resources::work_orders::read::{
-    assemble, lines_query, LabourRow, SupplyRow, LABOUR_COLUMNS, SUPPLY_COLUMNS,
+    assemble, lines_query, links_queries, LabourLinkRow, LabourLinks, LabourRow, SupplyRow, LABOUR_COLUMNS,
+    SUPPLY_COLUMNS,
 };
 use crate::resources::work_orders::WorkOrderHeaders;
 use crate::webhooks::WebhookEndpoints;
@@ -224,7 +225,16 @@ macro_rules! renderer {
                 )
                 .fetch_all(&mut *conn)
                 .await?;
-                for order in assemble(headers, supplies, labours, render) {
+                let labour_ids: Vec<i64> = labours.iter().map(|labour| labour.id).collect();
+                let mut links = Vec::new();
+                for sql in links_queries(society_id, &labour_ids) {
+                    links.extend(
+                        bind_args!(sqlx::query_as::<_, LabourLinkRow>(&sql.text), &sql.args)
+                            .fetch_all(&mut *conn)
+                            .await?,
+                    );
+                }
+                for order in assemble(headers, supplies, labours, LabourLinks::new(links), render) {
                     rendered.insert(
                         order.header.local_id,
                         serde_json::to_string(&order).map_err(encode)?,

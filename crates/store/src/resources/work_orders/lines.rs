@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::work_orders::{LabourLine, StateFlags, WorkOrderCommand};
 
-use super::read::{LabourRow, SupplyRow, WorkOrderRow};
+use super::read::{LabourLinkRow, LabourLinks, LabourRow, SupplyRow, WorkOrderRow};
 use crate::db::{Arg, Batch};
 
 /// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
@@ -177,7 +177,7 @@ pub(super) fn written_rows(
     external_id: Option<&str>,
     kept: &Kept,
     version: i64,
-) -> (WorkOrderRow, Vec<SupplyRow>, Vec<LabourRow>) {
+) -> (WorkOrderRow, Vec<SupplyRow>, Vec<LabourRow>, LabourLinks) {
     let (order_id, supply_ids, labour_ids) = ids;
     let header = WorkOrderRow {
         id: order_id,
@@ -214,12 +214,17 @@ pub(super) fn written_rows(
             confirmed: supply.state.confirmed,
         })
         .collect();
-    // A read aggregates each link list in id order.
-    let links = |ids: &[i64]| {
-        let mut ids = ids.to_vec();
-        ids.sort_unstable();
-        (!ids.is_empty()).then(|| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","))
-    };
+    let mut links = Vec::new();
+    for (labour, id) in command.labours.iter().zip(labour_ids) {
+        let lists = [&labour.contractor_ids, &labour.machine_ids, &labour.applicator_ids];
+        for (list, linked) in (0..).zip(lists) {
+            links.extend(linked.iter().map(|linked_id| LabourLinkRow {
+                list,
+                labour_id: *id,
+                linked_id: *linked_id,
+            }));
+        }
+    }
     let labours = command
         .labours
         .iter()
@@ -234,12 +239,9 @@ pub(super) fn written_rows(
             pending: labour.state.pending,
             executed: labour.state.executed,
             confirmed: labour.state.confirmed,
-            contractors: links(&labour.contractor_ids),
-            machines: links(&labour.machine_ids),
-            applicators: links(&labour.applicator_ids),
         })
         .collect();
-    (header, supplies, labours)
+    (header, supplies, labours, LabourLinks::new(links))
 }
 
 #[cfg(test)]

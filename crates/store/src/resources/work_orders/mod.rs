@@ -505,11 +505,11 @@ impl Store {
                 }
             }
             // 5. The answer, from the rows just written; it is also the payload of the order's event, written whole.
-            let (header, supplies, labours) =
+            let (header, supplies, labours, links) =
                 written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
             let render = scope.render();
             let header = WorkOrderHeaders::render(header, &render);
-            let written = assemble(vec![header], supplies, labours, &render)
+            let written = assemble(vec![header], supplies, labours, links, &render)
                 .pop()
                 .ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?;
             let action = match mode {
