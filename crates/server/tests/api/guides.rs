@@ -60,7 +60,11 @@ async fn page(app: &TestApp, path: &str, accept_language: Option<&str>, lang: &s
     let response = request.send().await.expect("GET");
     assert_eq!(response.status(), StatusCode::OK, "{path}");
     assert!(header(&response, "content-type").starts_with("text/html"), "{path}");
-    assert_eq!(header(&response, "content-language"), lang, "{path} in {accept_language:?}");
+    assert_eq!(
+        header(&response, "content-language"),
+        lang,
+        "{path} in {accept_language:?}"
+    );
     let policy = header(&response, "content-security-policy").to_owned();
     assert!(policy.contains("default-src 'self'"), "{path}: {policy}");
     for directive in policy.split(';') {
@@ -71,7 +75,10 @@ async fn page(app: &TestApp, path: &str, accept_language: Option<&str>, lang: &s
     let html = response.text().await.expect("HTML");
     assert!(html.contains(&format!("<html lang=\"{lang}\"")), "{path}");
     assert!(!html.contains("<script"), "{path} needs no script");
-    assert!(!html.contains(" style=\""), "{path}: styles come from the stylesheet, which the policy allows");
+    assert!(
+        !html.contains(" style=\""),
+        "{path}: styles come from the stylesheet, which the policy allows"
+    );
     let loaded = html
         .split("<link ")
         .skip(1)
