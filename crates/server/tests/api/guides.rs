@@ -190,6 +190,7 @@ on_both_backends! {
         for lang in &languages {
             for slug in &slugs {
                 let html = page(&app, &format!("{GUIDES}/{lang}/{slug}"), None, lang).await;
+                let before = references;
                 for link in attributes(&html, "href") {
                     if link.starts_with("/docs#") {
                         assert!(operations.contains(&link), "{lang}/{slug} links to {link}, which the reference lacks");
@@ -198,9 +199,9 @@ on_both_backends! {
                         followed.insert(link);
                     }
                 }
+                assert!(references > before, "{lang}/{slug} links to operations of the reference");
             }
         }
-        assert!(references > 0, "the guides link to the reference");
         for link in followed {
             let response = app.client.get(format!("{}{link}", app.base)).send().await.expect("GET");
             assert_eq!(response.status(), StatusCode::OK, "{link}");
