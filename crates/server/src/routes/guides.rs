@@ -88,24 +88,24 @@ fn frame(lang: Lang) -> Frame {
             name: "Español",
             guides: "Guías",
             reference: "Referencia de la API",
-            intro: "Guías para integrar un ERP con la API, paso a paso. Cada comando y cada programa de estas guías \
-                    se ejecuta en las pruebas del proyecto contra un servidor de demostración.",
+            intro: "Guías para integrar un ERP con la API, paso a paso. Las solicitudes y los programas de \
+                    estas guías se ejecutan en las pruebas del proyecto contra un servidor de demostración.",
             other_languages: "Otros idiomas",
         },
         Lang::Pt => Frame {
             name: "Português",
             guides: "Guias",
             reference: "Referência da API",
-            intro: "Guias para integrar um ERP com a API, passo a passo. Cada comando e cada programa destes guias é \
-                    executado nos testes do projeto contra um servidor de demonstração.",
+            intro: "Guias para integrar um ERP com a API, passo a passo. As requisições e os programas destes \
+                    guias são executados nos testes do projeto contra um servidor de demonstração.",
             other_languages: "Outros idiomas",
         },
         Lang::En => Frame {
             name: "English",
             guides: "Guides",
             reference: "API reference",
-            intro: "Guides to integrating an ERP with the API, step by step. Every command and program in these \
-                    guides is run by the project's tests against a demo server.",
+            intro: "Guides to integrating an ERP with the API, step by step. The requests and programs in these \
+                    guides are run by the project's tests against a demo server.",
             other_languages: "Other languages",
         },
     }
