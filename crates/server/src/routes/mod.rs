@@ -9,6 +9,7 @@ mod establishments;
 mod events;
 mod farmers;
 mod field;
+mod guides;
 mod health;
 mod jobs;
 mod operations;
@@ -44,6 +45,7 @@ pub fn table() -> ApiTable {
         events::register,
         webhooks::register,
         operational,
+        guides::register,
     ];
     groups
         .into_iter()

@@ -142,18 +142,35 @@ impl ApiTable {
         H: Handler<T, AppState>,
         T: 'static,
     {
+        self.document(path, handler, (tag, summary), vec![], "text/html")
+    }
+
+    /// Routes `handler` at `GET path`, answering a document for people of type `media` (a page, a stylesheet), with
+    /// its path `parameters` as the caller describes them.
+    pub fn document<H, T>(
+        self,
+        path: &str,
+        handler: H,
+        (tag, summary): (&str, &str),
+        parameters: Vec<Parameter>,
+        media: &str,
+    ) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
         let schema = utoipa::openapi::schema::ObjectBuilder::new()
             .schema_type(utoipa::openapi::Type::String)
             .into();
         let doc = Custom {
             summary,
             tag,
-            parameters: vec![],
+            parameters,
             body: None,
             success: (200, schema),
             security: Security::None,
         };
-        self.add(Method::GET, path, handler, doc, "text/html")
+        self.add(Method::GET, path, handler, doc, media)
     }
 
     fn add<H, T>(mut self, method: Method, path: &str, handler: H, doc: Custom<'_>, media: &str) -> Self
@@ -164,7 +181,8 @@ impl ApiTable {
         let (documented, filter) = http_method(&method);
         let doc_security = doc.security;
         let mut parameters = doc.parameters;
-        if let Some(name) = path_parameter(path) {
+        // A last segment the caller did not describe is a record's id.
+        if let Some(name) = path_parameter(path).filter(|name| parameters.iter().all(|p| p.name != *name)) {
             parameters.insert(0, openapi::id_parameter(name));
         }
         let operation = openapi::operation(

@@ -14,6 +14,7 @@ mod farmers;
 mod field;
 mod field_writes;
 mod fuzz_regressions;
+mod guides;
 mod housekeeping;
 mod idempotency;
 mod isolation;
