@@ -87,6 +87,8 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     config.webhooks.policy = UrlPolicy::DEMO;
     // The seeded jobs are the season's history, months old: the sandbox keeps them to be read.
     config.housekeeping.finished_jobs = std::time::Duration::MAX;
+    // The sandbox is where integrators debug their first calls: the console is on unless turned off.
+    config.console.enabled = args.http.console.unwrap_or(true);
     let app = Application::build(store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
