@@ -110,7 +110,9 @@ type SummaryRow = (
     Option<String>,
 );
 
-fn summary((id, recorded_at, method, path, query, status, latency_ms, request_id, error_message): SummaryRow) -> ConsoleRequest {
+fn summary(
+    (id, recorded_at, method, path, query, status, latency_ms, request_id, error_message): SummaryRow,
+) -> ConsoleRequest {
     ConsoleRequest {
         id,
         recorded_at,
@@ -243,7 +245,20 @@ impl Store {
             bind_args!(sqlx::query_as::<_, Row>(&sql.text), &sql.args).fetch_optional(pool).await?
         });
         Ok(row.map(
-            |(id, at, method, path, query, status, latency, request_id, error, headers, request_body, response_body)| {
+            |(
+                id,
+                at,
+                method,
+                path,
+                query,
+                status,
+                latency,
+                request_id,
+                error,
+                headers,
+                request_body,
+                response_body,
+            )| {
                 ConsoleRequest {
                     detail: Some(ConsoleDetail {
                         request_headers: headers,

@@ -53,7 +53,7 @@ pub struct Reference {
 
 /// Swagger UI's spelling of a tag or an operation id in a deep link: blanks as `%20`.
 fn deep_link_part(text: &str) -> String {
-    text.trim().split_whitespace().collect::<Vec<_>>().join("%20")
+    text.trim().replace(char::is_whitespace, "%20")
 }
 
 impl Operations {
@@ -106,7 +106,10 @@ pub async fn page_html(State(state): State<AppState>) -> Result<Response, ApiErr
     let page = console(&state)?.page.clone();
     Ok((
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
             (
                 header::CONTENT_SECURITY_POLICY,
                 HeaderValue::from_static(CONTENT_SECURITY_POLICY),
@@ -244,7 +247,10 @@ fn filter(params: &HashMap<String, String>, ring_size: u32) -> Result<ConsoleFil
             _ => return Err(malformed("status: 1xx … 5xx, or a status such as 422")),
         }
     }
-    filter.path = params.get("path").map(|p| p.trim().to_owned()).filter(|p| !p.is_empty());
+    filter.path = params
+        .get("path")
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty());
     if let Some(limit) = params.get("limit") {
         let limit = limit
             .parse::<u32>()
@@ -268,7 +274,10 @@ pub async fn requests(
     Ok(Json(RecordedRequests {
         ring_size: console.ring_size,
         dropped: console.dropped(),
-        items: found.into_iter().map(|request| shown(console, &caller, request)).collect(),
+        items: found
+            .into_iter()
+            .map(|request| shown(console, &caller, request))
+            .collect(),
     }))
 }
 
@@ -287,4 +296,3 @@ pub async fn request(
         .ok_or_else(|| ApiError::not_found(NAME, &id))?;
     Ok(Json(shown(console, &caller, found)))
 }
-

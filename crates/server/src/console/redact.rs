@@ -112,7 +112,10 @@ mod tests {
 
     #[test]
     fn queries_keep_their_form_unless_a_parameter_is_secret() {
-        assert_eq!(query("page=2&updated_from=2024-01-01%2000:00:00"), "page=2&updated_from=2024-01-01%2000:00:00");
+        assert_eq!(
+            query("page=2&updated_from=2024-01-01%2000:00:00"),
+            "page=2&updated_from=2024-01-01%2000:00:00"
+        );
         assert_eq!(query("page=2&access_token=abc"), "page=2&access_token=%5Bredacted%5D");
     }
 
