@@ -79,6 +79,10 @@ impl Console {
     /// Starts the console's writer on `store`, and indexes `document`'s operations for the reference links. The
     /// writer ends, having stored what it was sent, once the application that holds the console is dropped.
     pub fn start(store: Store, config: &ConsoleConfig, document: &Value, system_id_header: &str) -> Arc<Self> {
+        metrics::describe_counter!(
+            DROPPED,
+            "Requests the console could not record: its writer was behind, or the database refused them."
+        );
         let (sender, receiver) = mpsc::channel(config.queue.max(1));
         let console = Arc::new(Self {
             ring_size: config.ring_size.max(1),
