@@ -251,7 +251,7 @@
       });
       token = answer.access_token;
       $("login-password").value = "";
-      $("society-name").textContent = answer.society.legal_name;
+      $("society-name").textContent = answer.society.legalName;
       $("login").hidden = true;
       $("session").hidden = false;
       $("requests-section").hidden = false;
