@@ -213,6 +213,18 @@ on_both_backends_with! { console_on();
         error_envelope(unauthenticated, StatusCode::UNAUTHORIZED).await;
     }
 
+    async fn every_process_on_the_database_records_into_one_ring(app) {
+        let other = app.sibling_with(console_on().server).await;
+        let token = app.token(integrator("AR")).await;
+        app.get_ok(FARMERS, &token).await;
+        other.get_ok("/api/v3/third_party/establishments", &token).await;
+        for process in [&app, &other] {
+            let items = recorded(process, &token, "", 2).await;
+            let paths: Vec<&str> = items.iter().filter_map(|item| item["path"].as_str()).collect();
+            assert!(paths.contains(&FARMERS) && paths.contains(&"/api/v3/third_party/establishments"), "{paths:?}");
+        }
+    }
+
     async fn the_page_loads_only_its_own_script_and_stylesheet(app) {
         let page = app.client.get(format!("{}/console", app.base)).send().await.expect("GET /console");
         assert_eq!(page.status(), StatusCode::OK);
@@ -250,6 +262,41 @@ mod off {
             tokio::time::sleep(Duration::from_millis(300)).await;
             let society = app.login_as(integrator("AR")).await["society"]["id"].as_i64().expect("an id");
             assert_eq!(app.integers("SELECT COUNT(*) FROM console_requests WHERE society_id = $1 OR 1 = 1", society).await, [0]);
+        }
+    }
+}
+
+/// A writer that cannot keep up: captures beyond the channel are dropped and counted, and requests never suffer.
+mod full_queue {
+    use super::*;
+
+    /// Requests sent at once.
+    const BURST: usize = 40;
+
+    fn one_waiting_capture() -> Setup {
+        let mut setup = console_on();
+        setup.server.console.queue = 1;
+        setup.server.console.ring_size = 100;
+        setup
+    }
+
+    on_both_backends_with! { one_waiting_capture();
+        async fn captures_beyond_the_queue_are_dropped_and_counted_and_requests_still_answered(app) {
+            let token = app.token(integrator("AR")).await;
+            let answers = futures_util::future::join_all((0..BURST).map(|_| app.get(FARMERS, &token))).await;
+            assert!(answers.iter().all(|answer| answer.status() == StatusCode::OK), "every request is answered");
+            let mut accounted = (0, 0);
+            for _ in 0..100 {
+                let listed = app.get_ok(REQUESTS, &token).await;
+                let stored = listed["items"].as_array().map_or(0, Vec::len);
+                accounted = (stored, listed["dropped"].as_u64().unwrap_or_default() as usize);
+                if accounted.0 + accounted.1 == BURST {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            assert_eq!(accounted.0 + accounted.1, BURST, "every request is stored or counted as dropped: {accounted:?}");
+            assert!(accounted.0 >= 1, "the writer stored some: {accounted:?}");
         }
     }
 }
