@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use domain::NextPagePolicy;
 
+use crate::console::ConsoleConfig;
 use crate::housekeeping::HousekeepingConfig;
 use crate::ratelimit::RateLimits;
 use crate::webhooks::WebhooksConfig;
@@ -55,6 +56,8 @@ pub struct ServerConfig {
     pub housekeeping: HousekeepingConfig,
     /// Where `GET /metrics` (Prometheus) is served, apart from the API; `None` serves no metrics and records none.
     pub metrics_listen: Option<SocketAddr>,
+    /// The sandbox console at `/console`, and the recording of requests it shows; off unless turned on.
+    pub console: ConsoleConfig,
 }
 
 impl Default for ServerConfig {
@@ -74,6 +77,7 @@ impl Default for ServerConfig {
             list_cache_bytes: DEFAULT_LIST_CACHE_BYTES,
             housekeeping: HousekeepingConfig::default(),
             metrics_listen: None,
+            console: ConsoleConfig::default(),
         }
     }
 }

@@ -58,6 +58,9 @@ where
                 if let Some(language) = parts.extensions.get::<SocietyLanguage>() {
                     language.learn(session.scope.country());
                 }
+                if let Some(seen) = parts.extensions.get::<crate::console::SeenSociety>() {
+                    seen.learn(&session.scope);
+                }
                 Ok(Caller {
                     scope: session.scope,
                     user_id: session.user_id,

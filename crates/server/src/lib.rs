@@ -5,6 +5,7 @@
 //!
 //! # Layout
 //! - [`config`]: the server's settings.
+//! - [`console`]: the sandbox console at `/console`, and the recorder of requests it shows.
 //! - [`routes`]: the route table of every generation, and the handlers; [`openapi`], the document it describes
 //!   itself in.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies; [`body`], bodies read strictly against the
@@ -26,6 +27,7 @@
 pub mod body;
 pub mod conditional;
 pub mod config;
+pub mod console;
 pub mod durable;
 pub mod envelope;
 pub mod error;
@@ -119,6 +121,8 @@ pub struct Shared {
     pub rendered_lists: Arc<conditional::RenderedLists>,
     /// The request bodies' schemas, compiled from the document.
     pub bodies: Arc<body::BodySchemas>,
+    /// The sandbox console, when it is on.
+    pub console: Option<Arc<console::Console>>,
 }
 
 /// The OpenAPI document of every route, with the header names of `header_token`.
@@ -133,6 +137,10 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
     let (api, open, document) = routes::table().finish(&config.header_token);
     let docs = Arc::new(routes::docs::render(&document));
     let bodies = Arc::new(body::BodySchemas::new(&document).map_err(io::Error::other)?);
+    let console = config.console.enabled.then(|| {
+        let document = serde_json::to_value(&document).unwrap_or_default();
+        console::Console::start(store.clone(), &config.console, &document, &headers.system_id_display)
+    });
     let state = AppState(Arc::new(Shared {
         store,
         config: Arc::new(config.clone()),
@@ -141,6 +149,7 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
         limiters,
         rendered_lists: Arc::new(conditional::RenderedLists::new(config.list_cache_bytes)),
         bodies,
+        console,
     }));
     let api = api
         .layer(middleware::from_fn_with_state(
@@ -155,6 +164,7 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
     let router = Router::new()
         .merge(open)
         .merge(api)
+        .merge(console::routes(&state))
         .fallback(envelope::route_not_found)
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(RequestBodyTimeoutLayer::new(config.body_read_timeout))
@@ -164,7 +174,9 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
             config.request_timeout,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), ratelimit::limit))
-        .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors))
+        .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors));
+    // Outside the envelope, to record answers as they are sent; inside the request id, to record it.
+    let router = console::record_requests(router, &state)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
             let request_id = request

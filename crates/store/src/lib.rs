@@ -5,6 +5,7 @@
 //!
 //! # Layout
 //! - [`cache`]: the bounded, versioned cache of page indexes and rendered lists.
+//! - [`console`]: the sandbox console's ring of recent requests per society.
 //! - [`bulk`]: many rows written or read at once, for loaders such as the demo data.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
@@ -27,6 +28,7 @@ pub mod admin;
 pub mod auth;
 pub mod bulk;
 pub mod cache;
+pub mod console;
 pub mod db;
 pub mod dependants;
 pub mod durability;

@@ -62,6 +62,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rate_limit_buckets",
         include_str!("migrations/0017_rate_limit_buckets.sql"),
     ),
+    (
+        18,
+        "console_requests",
+        include_str!("migrations/0018_console_requests.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -383,6 +388,8 @@ mod tests {
         "webhook_progress",
         "webhook_deliveries",
         "webhook_attempts",
+        // The console's ring of recent requests: a debugging aid, not API data.
+        "console_requests",
     ];
 
     /// The tables with a `society_id`, and every trigger, of a freshly migrated SQLite database.
@@ -445,6 +452,8 @@ mod tests {
         "webhook_progress",
         "webhook_deliveries",
         "webhook_attempts",
+        // The console's ring of recent requests: a debugging aid, not API data.
+        "console_requests",
     ];
 
     #[tokio::test]

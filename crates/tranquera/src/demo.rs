@@ -87,8 +87,11 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     config.webhooks.policy = UrlPolicy::DEMO;
     // The seeded jobs are the season's history, months old: the sandbox keeps them to be read.
     config.housekeeping.finished_jobs = std::time::Duration::MAX;
+    // The sandbox is where integrators debug their first calls: the console is on unless turned off.
+    config.console.enabled = args.http.console.unwrap_or(true);
+    let console = config.console.enabled;
     let app = Application::build(store.clone(), config).await?;
-    print_banner(app.local_addr()?, &args.http.header_token);
+    print_banner(app.local_addr()?, &args.http.header_token, console);
     app.run_until_stopped().await?;
     close(&store).await;
     Ok(())
@@ -109,10 +112,14 @@ fn reset(url: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn print_banner(address: SocketAddr, token: &str) {
+fn print_banner(address: SocketAddr, token: &str, console: bool) {
     let base = format!("http://{address}");
     println!("\nTranquera demo: the integration API is at {base}");
-    println!("Every call needs the header X-{token}-SYSTEM-ID: 8.\n");
+    println!("Every call needs the header X-{token}-SYSTEM-ID: 8.");
+    if console {
+        println!("Your requests, as the server saw them: {base}/console (log in with an account below).");
+    }
+    println!();
     println!("Demo accounts:");
     for account in DEMO_ACCOUNTS {
         let role = if account.api_role {

@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 use domain::webhooks::UrlPolicy;
 use domain::NextPagePolicy;
 use server::config;
+use server::console::{ConsoleConfig, DEFAULT_RING_SIZE};
 use server::housekeeping::HousekeepingConfig;
 use server::ratelimit::{self, IpNet, Rate, RateLimits};
 use server::webhooks::WebhooksConfig;
@@ -184,6 +185,15 @@ pub struct HttpArgs {
     #[arg(long, env = "TRANQUERA_WEBHOOKS_LEASE", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(11..))]
     pub webhooks_lease: u64,
+    /// Serve the sandbox console at `/console` and record, per society, its recent requests (bodies redacted) in
+    /// the database for it: `1` or `0`. Off in `serve` unless given; on in `demo` unless `0`.
+    #[arg(long, env = "TRANQUERA_CONSOLE", value_parser = BoolishValueParser::new(), num_args = 0..=1,
+          default_missing_value = "true")]
+    pub console: Option<bool>,
+    /// Requests the console keeps per society, across every process on the database; older ones are deleted.
+    #[arg(long, env = "TRANQUERA_CONSOLE_RING_SIZE", default_value_t = DEFAULT_RING_SIZE,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub console_ring_size: u32,
 }
 
 impl HttpArgs {
@@ -228,6 +238,11 @@ impl HttpArgs {
                 ..HousekeepingConfig::default()
             },
             metrics_listen: self.metrics_listen,
+            console: ConsoleConfig {
+                enabled: self.console.unwrap_or(false),
+                ring_size: self.console_ring_size,
+                ..ConsoleConfig::default()
+            },
         }
     }
 }

@@ -7,6 +7,7 @@ mod applicator_writes;
 mod auth;
 mod bodies;
 mod catalogue_switches;
+mod console;
 mod establishments;
 mod events;
 mod external_codes;

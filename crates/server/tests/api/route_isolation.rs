@@ -484,3 +484,68 @@ fn every_operation_of_the_route_table_is_classified() {
         "a route no list serves is not silently skipped"
     );
 }
+
+/// The console's routes (`/console/…`), which the OpenAPI document does not describe: generated from the console's
+/// own route list, which is the one its router is built from, so a new console route is covered here or fails.
+mod console_routes {
+    use super::*;
+    use crate::console::{console_on, recorded};
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { console_on();
+        async fn another_society_can_reach_none_of_a_societys_console_records(app) {
+            let a = app.token(integrator("AR")).await;
+            let b = app.token(integrator("BR")).await;
+            app.get_ok("/api/v3/third_party/farmers", &a).await;
+            app.get(&format!("/api/v3/third_party/farmers/{}", i64::MAX), &a).await;
+            app.get_ok("/api/v3/third_party/establishments", &b).await;
+            recorded(&app, &a, "", 2).await;
+            recorded(&app, &b, "", 1).await;
+            let operations = server::console::operations();
+            let lists: BTreeSet<&str> = operations
+                .iter()
+                .filter(|(_, path)| path.starts_with("/console/api/") && !path.contains('{'))
+                .map(|(_, path)| *path)
+                .collect();
+            assert!(!lists.is_empty(), "the console serves its records through a list");
+            let mut probed = 0;
+            for (method, path) in &operations {
+                assert_eq!(*method, Method::GET, "{path}: the console only reads; a write would need its own probe here");
+                if !path.starts_with("/console/api/") {
+                    // The page and its assets: the same bytes for everyone, no society's data, no token needed.
+                    let (status, _) = send(&app, Method::GET, path, "", None).await;
+                    assert_eq!(status, StatusCode::OK, "{path}");
+                    continue;
+                }
+                let (anonymous, answer) = send(&app, Method::GET, path, "", None).await;
+                assert_eq!(anonymous, StatusCode::UNAUTHORIZED, "{path} without a token: {answer}");
+                match path.split_once("/{") {
+                    None => {
+                        let ids = |answer: &Value| -> BTreeSet<i64> {
+                            answer["items"].as_array().into_iter().flatten().filter_map(item_id).collect()
+                        };
+                        let (_, as_a) = send(&app, Method::GET, path, &a, None).await;
+                        let (status, as_b) = send(&app, Method::GET, path, &b, None).await;
+                        assert_eq!(status, StatusCode::OK, "{path}: {as_b}");
+                        assert!(!ids(&as_a).is_empty() && !ids(&as_b).is_empty(), "{path}: both societies have records");
+                        assert!(ids(&as_a).is_disjoint(&ids(&as_b)), "{path}: B's list holds A's records");
+                    }
+                    Some((collection, _)) => {
+                        assert!(lists.contains(collection), "{path}: no console list serves the records it names");
+                        let (_, as_a) = send(&app, Method::GET, collection, &a, None).await;
+                        for item in as_a["items"].as_array().into_iter().flatten() {
+                            let id = item_id(item).expect("a record id");
+                            let path = with_every_parameter(path, id);
+                            let (status, answer) = send(&app, Method::GET, &path, &b, None).await;
+                            assert_refused(status, &answer, &format!("GET {path} of A's {id}"));
+                            let (status, _) = send(&app, Method::GET, &path, &a, None).await;
+                            assert_eq!(status, StatusCode::OK, "A reads its own {path}");
+                            probed += 1;
+                        }
+                    }
+                }
+            }
+            assert!(probed >= 2, "every console record of A was probed: {probed}");
+        }
+    }
+}
