@@ -8,6 +8,7 @@ use std::path::Path;
 use clap::Args;
 use demo::{DemoOptions, DEMO_ACCOUNTS};
 use domain::webhooks::UrlPolicy;
+use server::config::DocsLogin;
 use server::Application;
 
 use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
@@ -87,6 +88,11 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     config.webhooks.policy = UrlPolicy::DEMO;
     // The seeded jobs are the season's history, months old: the sandbox keeps them to be read.
     config.housekeeping.finished_jobs = std::time::Duration::MAX;
+    // The reference at /docs offers the first integrator account, as the banner does.
+    config.docs_login = DEMO_ACCOUNTS
+        .iter()
+        .find(|account| account.api_role)
+        .map(|account| DocsLogin::new(account.email, account.password, "8"));
     let app = Application::build(store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token);
     app.run_until_stopped().await?;
@@ -112,7 +118,8 @@ fn reset(url: &str) -> Result<(), Failure> {
 fn print_banner(address: SocketAddr, token: &str) {
     let base = format!("http://{address}");
     println!("\nTranquera demo: the integration API is at {base}");
-    println!("Every call needs the header X-{token}-SYSTEM-ID: 8.\n");
+    println!("Every call needs the header X-{token}-SYSTEM-ID: 8.");
+    println!("The reference, where you can log in and try every call: {base}/docs\n");
     println!("Demo accounts:");
     for account in DEMO_ACCOUNTS {
         let role = if account.api_role {

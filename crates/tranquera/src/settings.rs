@@ -228,6 +228,8 @@ impl HttpArgs {
                 ..HousekeepingConfig::default()
             },
             metrics_listen: self.metrics_listen,
+            // `serve` offers no account on /docs; `demo` sets its documented one.
+            docs_login: None,
         }
     }
 }
