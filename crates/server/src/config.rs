@@ -58,6 +58,31 @@ pub struct ServerConfig {
     pub metrics_listen: Option<SocketAddr>,
     /// The sandbox console at `/console`, and the recording of requests it shows; off unless turned on.
     pub console: ConsoleConfig,
+    /// The account `/docs` offers in its log-in form: the demo's documented one in `tranquera demo`, none (an empty
+    /// form) in `tranquera serve`.
+    pub docs_login: Option<DocsLogin>,
+}
+
+/// An account the docs page's log-in form is filled in with.
+#[derive(Debug, Clone)]
+pub struct DocsLogin {
+    /// The account's email.
+    pub email: String,
+    /// Its password; a public, documented one, but redacted from `Debug` all the same.
+    pub password: secrecy::SecretString,
+    /// The value of the system-id header.
+    pub system_id: String,
+}
+
+impl DocsLogin {
+    /// The account `email` with `password`, sending `system_id`.
+    pub fn new(email: &str, password: &str, system_id: &str) -> Self {
+        Self {
+            email: email.to_owned(),
+            password: password.into(),
+            system_id: system_id.to_owned(),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -78,6 +103,7 @@ impl Default for ServerConfig {
             housekeeping: HousekeepingConfig::default(),
             metrics_listen: None,
             console: ConsoleConfig::default(),
+            docs_login: None,
         }
     }
 }

@@ -25,6 +25,7 @@
 //! `shutdown_timeout`, then drops what is left.
 
 pub mod body;
+pub mod code_samples;
 pub mod conditional;
 pub mod config;
 pub mod console;

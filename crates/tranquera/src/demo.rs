@@ -8,6 +8,7 @@ use std::path::Path;
 use clap::Args;
 use demo::{DemoOptions, DEMO_ACCOUNTS};
 use domain::webhooks::UrlPolicy;
+use server::config::DocsLogin;
 use server::Application;
 
 use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
@@ -90,6 +91,11 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     // The sandbox is where integrators debug their first calls: the console is on unless turned off.
     config.console.enabled = args.http.console.unwrap_or(true);
     let console = config.console.enabled;
+    // The reference at /docs offers the first integrator account, as the banner does.
+    config.docs_login = DEMO_ACCOUNTS
+        .iter()
+        .find(|account| account.api_role)
+        .map(|account| DocsLogin::new(account.email, account.password, "8"));
     let app = Application::build(store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token, console);
     app.run_until_stopped().await?;
@@ -116,6 +122,7 @@ fn print_banner(address: SocketAddr, token: &str, console: bool) {
     let base = format!("http://{address}");
     println!("\nTranquera demo: the integration API is at {base}");
     println!("Every call needs the header X-{token}-SYSTEM-ID: 8.");
+    println!("The reference, where you can log in and try every call: {base}/docs");
     if console {
         println!("Your requests, as the server saw them: {base}/console (log in with an account below).");
     }

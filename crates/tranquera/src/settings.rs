@@ -243,6 +243,8 @@ impl HttpArgs {
                 ring_size: self.console_ring_size,
                 ..ConsoleConfig::default()
             },
+            // `serve` offers no account on /docs; `demo` sets its documented one.
+            docs_login: None,
         }
     }
 }

@@ -89,6 +89,7 @@ fn operational(mut table: ApiTable) -> ApiTable {
             "/docs",
             docs::page,
             "Operations of the server",
-            "The API's documentation, for people",
+            "The API's interactive reference, for people: every operation, with try-it-out and code samples",
         )
+        .files(docs::ASSETS, docs::asset)
 }

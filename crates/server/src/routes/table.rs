@@ -173,6 +173,17 @@ impl ApiTable {
         self.add(Method::GET, path, handler, doc, media)
     }
 
+    /// Routes `handler` at `GET path` for the files a page loads (its script, its style): they are served to
+    /// browsers, with no API headers, and are not operations of the API, so the document does not list them.
+    pub fn files<H, T>(mut self, path: &str, handler: H) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        self.open = self.open.route(path, on(MethodFilter::GET, handler));
+        self
+    }
+
     fn add<H, T>(mut self, method: Method, path: &str, handler: H, doc: Custom<'_>, media: &str) -> Self
     where
         H: Handler<T, AppState>,
@@ -298,7 +309,7 @@ impl ApiTable {
     /// token.
     pub fn finish(self, header_token: &str) -> (Router<AppState>, Router<AppState>, OpenApi) {
         let document = openapi::document(self.paths, self.schemas, header_token);
-        (self.router, self.open, document)
+        (self.router, self.open, crate::code_samples::with_samples(document))
     }
 }
 

@@ -223,26 +223,193 @@ async fn every_documented_operation_is_routed_and_served() {
     }
 }
 
+/// The `src` and `href` values of `html`.
+fn references(html: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for attribute in ["src=\"", "href=\""] {
+        for (start, _) in html.match_indices(attribute) {
+            let rest = &html[start + attribute.len()..];
+            if let Some(end) = rest.find('"') {
+                found.push(&rest[..end]);
+            }
+        }
+    }
+    found
+}
+
 #[tokio::test]
-async fn the_docs_page_lists_every_operation_with_nothing_from_elsewhere() {
+async fn the_docs_page_loads_only_its_own_files_under_its_policy() {
     let app = TestApp::spawn_with(Backend::Sqlite, Setup::default()).await;
     let response = app.client.get(format!("{}/docs", app.base)).send().await.expect("GET");
     assert_eq!(response.status(), StatusCode::OK);
-    assert!(response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("text/html")));
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(header(&response, "content-type").starts_with("text/html"));
+    let policy = header(&response, "content-security-policy");
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self';",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(directive), "the policy says {directive}: {policy}");
+    }
+    assert!(!policy.contains("unsafe") && !policy.contains("http"), "{policy}");
     let page = response.text().await.expect("HTML");
-    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
-    for item in document["paths"].as_object().expect("paths").values() {
-        for operation in item.as_object().expect("item").values() {
-            let id = operation["operationId"].as_str().expect("id");
-            assert!(page.contains(&format!("id=\"{id}\"")), "the page lists {id}");
+    assert_eq!(
+        page.matches("<script").count(),
+        page.matches("<script src=\"/docs/assets/").count(),
+        "every script is a file of this server, none inline: {page}"
+    );
+    assert!(!page.contains("{{"), "every placeholder is filled: {page}");
+    assert!(
+        !page.contains("LaPampa-2026") && page.contains("data-system-id-header=\"X-SVC-SYSTEM-ID\""),
+        "a server that is not the demo offers no account"
+    );
+    let files: Vec<&str> = references(&page)
+        .into_iter()
+        .filter(|reference| reference.starts_with("/docs/assets/"))
+        .collect();
+    assert_eq!(files.len(), 5, "icon, two styles, two scripts: {files:?}");
+    for reference in references(&page) {
+        assert!(reference.starts_with('/'), "{reference} is on this server");
+    }
+    for file in files {
+        let response = app.client.get(format!("{}{file}", app.base)).send().await.expect("GET");
+        assert_eq!(response.status(), StatusCode::OK, "{file}");
+        assert_eq!(header(&response, "content-security-policy"), policy, "{file}");
+        assert_eq!(header(&response, "x-content-type-options"), "nosniff", "{file}");
+        let body = response.text().await.unwrap_or_default();
+        if file.ends_with("docs.js") {
+            for setting in [
+                "deepLinking: true",
+                "filter: true",
+                "persistAuthorization: false",
+                "validatorUrl: null",
+            ] {
+                assert!(body.contains(setting), "the init script sets {setting}");
+            }
+            for storage in ["localStorage", "sessionStorage", "document.cookie", "location.hash ="] {
+                assert!(!body.contains(storage), "the token stays in memory: {storage}");
+            }
         }
     }
-    assert!(
-        !page.contains("<script src") && !page.contains("<link"),
-        "the page loads nothing from elsewhere"
+    let missing = app
+        .client
+        .get(format!("{}/docs/assets/index.html", app.base))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(
+        missing.status(),
+        StatusCode::NOT_FOUND,
+        "only the files the page loads are served"
     );
+    let body: Value = missing.json().await.expect("the error envelope");
+    assert_eq!(body["error"]["code"], 404);
+}
+
+#[tokio::test]
+async fn the_demo_docs_page_offers_the_demo_account() {
+    let mut setup = Setup::default();
+    setup.server.docs_login = Some(server::config::DocsLogin::new(
+        integrator("AR").email,
+        integrator("AR").password,
+        "8",
+    ));
+    let app = TestApp::spawn_with(Backend::Sqlite, setup).await;
+    let page = app
+        .client
+        .get(format!("{}/docs", app.base))
+        .send()
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("HTML");
+    for value in [integrator("AR").email, integrator("AR").password, "8"] {
+        assert!(page.contains(&format!("value=\"{value}\"")), "the form offers {value}");
+    }
+}
+
+/// The document's operations: method, path and the operation.
+fn operations(document: &Value) -> Vec<(String, String, Value)> {
+    let mut found = Vec::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("item") {
+            found.push((method.to_uppercase(), path.clone(), operation.clone()));
+        }
+    }
+    found
+}
+
+/// The source of the sample in `lang` of `operation`.
+fn sample(operation: &Value, lang: &str) -> String {
+    operation["x-codeSamples"]
+        .as_array()
+        .and_then(|samples| samples.iter().find(|sample| sample["lang"] == lang))
+        .and_then(|sample| sample["source"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn every_operation_has_its_curl_rust_and_python_samples() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    for (method, path, operation) in operations(&document) {
+        let description = operation["description"].as_str().unwrap_or_default();
+        let id = operation["operationId"].as_str().expect("an id");
+        for lang in ["Shell", "Rust", "Python"] {
+            let source = sample(&operation, lang);
+            assert!(!source.is_empty(), "{method} {path} has a {lang} sample");
+            assert!(description.contains(&source), "{method} {path} shows its {lang} sample");
+        }
+        let curl = sample(&operation, "Shell");
+        assert!(curl.contains(&format!("-X {method} ")), "{method} {path}: {curl}");
+        let secured = operation["security"].is_array();
+        assert_eq!(curl.contains("X-SVC-SYSTEM-ID: 8"), secured, "{method} {path}: {curl}");
+        let python = sample(&operation, "Python");
+        assert!(
+            python.contains(&format!(" import {id}\n")) && python.contains(&format!("{id}.sync_detailed(")),
+            "{method} {path}: the generated client's module is named from the operation id: {python}"
+        );
+        let rust = sample(&operation, "Rust");
+        assert!(rust.contains("async fn main()"), "{method} {path}: {rust}");
+        if operation.get("requestBody").is_some() {
+            assert!(curl.contains(" -d '"), "{method} {path} sends its example body: {curl}");
+            assert!(python.contains("body="), "{method} {path}: {python}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_curl_samples_of_plain_reads_answer_success() {
+    let app = TestApp::spawn_with(Backend::Sqlite, Setup::default()).await;
+    let token = app.token(integrator("AR")).await;
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let mut ran = 0;
+    for (method, path, operation) in operations(&document) {
+        if method != "GET" || path.contains('{') {
+            continue;
+        }
+        let curl = sample(&operation, "Shell").replace(server::code_samples::BASE, &app.base);
+        // Not std's Command: it would block the test's runtime, which also runs the server.
+        let output = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{curl} -o /dev/null -w '%{{http_code}}'"))
+            .env("TOKEN", &token)
+            .output()
+            .await
+            .expect("curl runs");
+        let status = String::from_utf8_lossy(&output.stdout);
+        assert!(status.starts_with('2'), "GET {path} answered {status} to {curl}");
+        ran += 1;
+    }
+    assert!(ran > 40, "every plain read ran: {ran}");
 }
