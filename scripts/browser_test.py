@@ -26,6 +26,9 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 WAIT = 60
+# The demo's documented integrator account (README), which the console's log-in form is given.
+DEMO_EMAIL = "integrador@lapampa.com.ar"
+DEMO_PASSWORD = "LaPampa-2026"
 # Chromium's flags for a loaded machine with no network, as the previous --dump-dom check used.
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -259,10 +262,54 @@ def patch_a_work_order(session):
     status, saved = session.api("GET", f"/api/v3/third_party/work_orders/{local_id}", token=session.token)
     if saved["header"]["name"] != body["header"]["name"]:
         raise Failed(f"the PATCH answered {expected} but the order reads {saved['header']['name']!r}")
+    session.patched = (local_id, expected, operation_id)
+
+
+def switch_a_guide_to_portuguese(session):
+    """From the reference to the guides, into the work-orders guide, and over to its Portuguese version."""
+    session.driver.get(f"{session.base}/docs")
+    session.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, "a[href='/docs/guides']")), "the guides' link").click()
+    session.wait(
+        EC.element_to_be_clickable((By.CSS_SELECTOR, "ol.guides a[href$='/work-orders']")), "the work-orders guide"
+    ).click()
+    session.wait(
+        EC.element_to_be_clickable((By.CSS_SELECTOR, "nav.languages a[hreflang='pt']")), "the switch to Portuguese"
+    ).click()
+    session.wait(lambda driver: driver.current_url.endswith("/docs/guides/pt/work-orders"), "the Portuguese guide")
+    heading = session.driver.find_element(By.TAG_NAME, "h1").text
+    language = session.driver.execute_script("return document.documentElement.lang;")
+    if language != "pt" or not heading.startswith("Ordens de trabalho"):
+        raise Failed(f"the switch led to a page in {language!r} titled {heading!r}")
+
+
+def find_the_patch_in_the_console(session):
+    """The console, logged in as the integrator, lists the PATCH made through try-it-out with its status and a link
+    to its operation in the reference."""
+    local_id, expected, operation_id = session.patched
+    session.driver.get(f"{session.base}/console")
+    session.wait(EC.element_to_be_clickable((By.ID, "login-email")), "the console's log-in form").send_keys(DEMO_EMAIL)
+    session.driver.find_element(By.ID, "login-password").send_keys(DEMO_PASSWORD)
+    session.driver.find_element(By.ID, "login-submit").click()
+    session.wait(EC.visibility_of_element_located((By.ID, "requests-section")), "the console's requests")
+    session.driver.find_element(By.ID, "filter-path").send_keys("workOrders")
+    session.driver.find_element(By.ID, "filter-apply").click()
+    # The console stores requests off the request path, a batch at a time: ask again until the PATCH is there.
+    row_css = f"tr.request[data-method='PATCH'][data-path$='/workOrders/{local_id}']"
+    deadline = time.monotonic() + WAIT
+    while not session.driver.find_elements(By.CSS_SELECTOR, row_css):
+        if time.monotonic() > deadline:
+            raise Failed(f"the console does not list the PATCH of work order {local_id}")
+        time.sleep(1)
+        session.driver.find_element(By.ID, "refresh").click()
+    row = session.driver.find_element(By.CSS_SELECTOR, row_css)
+    status = row.get_attribute("data-status")
+    reference = row.find_element(By.CSS_SELECTOR, "a.request-reference").get_attribute("href")
+    if status != expected or not reference.endswith(f"/{operation_id}"):
+        raise Failed(f"the console lists the PATCH with status {status} and reference {reference}")
 
 
 def nothing_from_elsewhere(session):
-    """Every request the page made went to its own origin; no Content-Security-Policy refusal on the console."""
+    """Every request the pages (reference, guides, console) made went to their own origin; no Content-Security-Policy refusal on the console."""
     session.collect_logs()
     origin = urllib.parse.urlsplit(session.base)
     # Only what goes over a network counts: Chromium's own pages (chrome://, its empty first tab) and data: URLs
@@ -291,6 +338,8 @@ STEPS = [
     log_in_from_the_page,
     try_a_list,
     patch_a_work_order,
+    switch_a_guide_to_portuguese,
+    find_the_patch_in_the_console,
     nothing_from_elsewhere,
 ]
 
