@@ -68,6 +68,46 @@ fn integer() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::Integer)
 }
 
+/// An integer the server reads as a signed 64-bit one: so declared, with its range, so that no client sends a
+/// number the server cannot read.
+fn int64() -> ObjectBuilder {
+    integer()
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Int64,
+        )))
+        .maximum(Some(i64::MAX))
+}
+
+/// The characters Rust's `str::trim` removes (Unicode `White_Space`), for patterns that must agree with it exactly.
+const WHITE_SPACE: &str = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+
+/// The pattern of every text of a request body that states none of its own: no NUL, which PostgreSQL cannot store
+/// (see `crate::body`).
+pub const NO_NUL: &str = r"^[^\u0000]*$";
+
+/// One event type as the feed names it, `<resource>.<action>` or `<resource>.*`, as a regular expression.
+fn event_type_expression() -> String {
+    let alternatives: Vec<String> = domain::events::RESOURCES
+        .iter()
+        .map(|(resource, extra)| {
+            let actions: Vec<&str> = domain::events::ACTIONS.iter().chain(extra.iter()).copied().collect();
+            format!(r"{resource}\.(?:{}|\*)", actions.join("|"))
+        })
+        .collect();
+    format!("(?:{})", alternatives.join("|"))
+}
+
+/// The pattern of one event type, as a webhook endpoint's `types` takes it (surrounding white space is ignored).
+pub fn event_type_pattern() -> String {
+    format!("^[{WHITE_SPACE}]*{}[{WHITE_SPACE}]*$", event_type_expression())
+}
+
+/// The pattern of the feed's `types`: event types separated by commas; empty entries are skipped.
+fn event_types_pattern() -> String {
+    let entry = format!("[{WHITE_SPACE}]*{}?[{WHITE_SPACE}]*", event_type_expression());
+    format!("^{entry}(?:,{entry})*$")
+}
+
 fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     let example = match name {
         "page" => json!(2),
@@ -103,13 +143,18 @@ pub fn feed_parameters() -> Vec<utoipa::openapi::path::Parameter> {
         query(
             "after",
             "Where to continue: the `next_cursor` of the previous page, or `now` for only what commits from now on. \
-             Omitted: from the oldest event kept (events are kept 30 days; an older cursor answers 410).",
-            ObjectBuilder::new().schema_type(Type::String).max_length(Some(100)),
+             Omitted: from the oldest event kept (events are kept 30 days; an older cursor answers 410). A cursor \
+             is opaque: one the server did not answer is 400.",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(format!("^[{WHITE_SPACE}]*[A-Za-z0-9_-]*[{WHITE_SPACE}]*$"))),
         ),
         query(
             "types",
             "Comma-separated event types (`work_order.updated`) or whole resources (`plot.*`); all when omitted.",
-            ObjectBuilder::new().schema_type(Type::String).max_length(Some(2000)),
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(event_types_pattern())),
         ),
         query(
             "size",
@@ -137,7 +182,7 @@ pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::op
     let mut parameters = vec![query(
         "page",
         "Page number, from 1; a page past the last is 404.",
-        integer().minimum(Some(1)),
+        int64().minimum(Some(1)),
     )];
     if generation == Generation::V3 {
         parameters.push(query(
@@ -186,8 +231,8 @@ pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
         .name(name)
         .parameter_in(ParameterIn::Path)
         .required(Required::True)
-        .description(Some("The record's id."))
-        .schema(Some(integer().build()))
+        .description(Some("The record's id; one that names no record of yours is 404."))
+        .schema(Some(int64().minimum(Some(i64::MIN)).build()))
         .example(Some(json!(1)))
         .build()
 }
@@ -251,8 +296,9 @@ pub struct OperationDoc<'a> {
     pub security: Security,
 }
 
-/// Builds an operation: its success answer (of `media` type), and the error envelope for every failure.
-pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Operation {
+/// Builds an operation: its success answer (of `media` type). Its error answers are listed by [`document`], which
+/// sees every operation with its method.
+pub fn operation(doc: OperationDoc<'_>, media: &str) -> Operation {
     let json = |schema: RefOr<Schema>| ContentBuilder::new().schema(Some(schema)).build();
     let conditional = doc.parameters.iter().any(|parameter| parameter.name == IF_NONE_MATCH);
     let mut builder = OperationBuilder::new()
@@ -265,12 +311,6 @@ pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Op
             ResponseBuilder::new()
                 .description("Success.")
                 .content(media, json(doc.success.1)),
-        )
-        .response(
-            "default",
-            ResponseBuilder::new()
-                .description("An error, in the error envelope: its `code` is the HTTP status.")
-                .content("application/json", json(error)),
         );
     if conditional {
         builder = builder.response(
@@ -306,8 +346,195 @@ pub fn operation(doc: OperationDoc<'_>, media: &str, error: RefOr<Schema>) -> Op
     builder.build()
 }
 
+/// Why each error status is answered, as the document says it.
+const ERROR_STATUSES: [(u16, &str); 14] = [
+    (
+        400,
+        "The query or the body is malformed: a parameter or a value of the wrong type or form, a missing body.",
+    ),
+    (
+        401,
+        "The token is missing, invalid or expired, the credentials are wrong, or the X-…-SYSTEM-ID header is \
+           missing or not 8.",
+    ),
+    (
+        403,
+        "The token is valid but its account lacks the `api_integrated` role.",
+    ),
+    (404, "No record of yours has this id, or the page is past the last."),
+    (
+        408,
+        "The request, or the reading of its body, took longer than the server waits.",
+    ),
+    (
+        409,
+        "The write conflicts with the record's state: read-only, still referenced, an `external_id` or \
+           `external_code` already taken, or the same `Idempotency-Key` still in flight.",
+    ),
+    (410, "The cursor is older than the events kept: resync."),
+    (
+        412,
+        "`If-Match` names a version the work order no longer has: read it again.",
+    ),
+    (
+        413,
+        "The body is larger than the server takes, or holds more items than a request may.",
+    ),
+    (415, "The body is not declared as `application/json`."),
+    (
+        422,
+        "The body is well formed but breaks a rule (a value outside its set, a reference to a record the \
+           caller's society does not have), or an `Idempotency-Key` is reused with another request.",
+    ),
+    (429, "Too many requests: wait for `Retry-After` seconds."),
+    (500, "An unexpected failure, logged with its cause; it reveals nothing."),
+    (503, "The database is unreachable: retry after `Retry-After` seconds."),
+];
+
+/// The error statuses an operation can answer, from what it takes: `method`, its parameters, its body and its
+/// security.
+pub fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
+    let parameters = operation.parameters.as_deref().unwrap_or_default();
+    let takes = |place: ParameterIn| parameters.iter().any(|parameter| parameter.parameter_in == place);
+    let named = |name: &str| parameters.iter().any(|parameter| parameter.name == name);
+    let body = operation.request_body.is_some();
+    let security = serde_json::to_value(&operation.security).unwrap_or_default();
+    let secured = security.as_array().is_some_and(|requirements| !requirements.is_empty());
+    let caller = security
+        .as_array()
+        .is_some_and(|requirements| requirements.iter().any(|requirement| requirement.get(BEARER).is_some()));
+    let write = caller && method != "get";
+    let rules = [
+        (400, takes(ParameterIn::Query) || body),
+        (401, secured),
+        (403, caller),
+        (
+            404,
+            takes(ParameterIn::Path) || named("page") || ["put", "patch", "delete"].contains(&method),
+        ),
+        (408, true),
+        (409, write),
+        (410, named("after")),
+        (412, method == "patch"),
+        (413, body || write),
+        (415, body),
+        (422, body || write),
+        (429, secured),
+        (500, true),
+        (503, true),
+    ];
+    rules
+        .into_iter()
+        .filter(|(_, applies)| *applies)
+        .map(|(status, _)| status)
+        .collect()
+}
+
+/// Lists on every operation each error status it can answer, with the error envelope.
+fn list_errors(paths: &mut Paths) {
+    let error = || -> RefOr<Schema> { RefOr::Ref(Ref::from_schema_name(wire::ErrorBody::name())) };
+    for item in paths.paths.values_mut() {
+        let operations = [
+            ("get", &mut item.get),
+            ("put", &mut item.put),
+            ("post", &mut item.post),
+            ("delete", &mut item.delete),
+            ("patch", &mut item.patch),
+        ];
+        for (method, operation) in operations {
+            let Some(operation) = operation else { continue };
+            for status in error_statuses(method, operation) {
+                let description = ERROR_STATUSES
+                    .iter()
+                    .find(|(known, _)| *known == status)
+                    .map_or("An error.", |(_, description)| description);
+                let answer = ResponseBuilder::new()
+                    .description(description)
+                    .content("application/json", ContentBuilder::new().schema(Some(error())).build());
+                operation
+                    .responses
+                    .responses
+                    .insert(status.to_string(), answer.build().into());
+            }
+        }
+    }
+}
+
+/// Gives every text of a request body that states no form of its own (a pattern, a set of values, a format) the
+/// [`NO_NUL`] pattern: the server refuses NUL in every text it reads.
+fn nul_free_request_texts(paths: &Paths, schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let mut pending: Vec<String> = paths
+        .paths
+        .values()
+        .flat_map(|item| [&item.put, &item.post, &item.patch])
+        .flatten()
+        .filter_map(|operation| operation.request_body.as_ref())
+        .flat_map(|body| body.content.values())
+        .filter_map(|content| content.schema.as_ref())
+        .flat_map(references)
+        .collect();
+    let mut done = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        if let Some(schema) = schemas.get_mut(&name) {
+            pending.extend(references(schema));
+            forbid_nul(schema);
+        }
+    }
+}
+
+/// The names of the components `schema` refers to, directly or within.
+fn references(schema: &RefOr<Schema>) -> Vec<String> {
+    match schema {
+        RefOr::Ref(reference) => reference
+            .ref_location
+            .strip_prefix("#/components/schemas/")
+            .map(str::to_owned)
+            .into_iter()
+            .collect(),
+        RefOr::T(Schema::Object(object)) => object.properties.values().flat_map(references).collect(),
+        RefOr::T(Schema::Array(array)) => match &array.items {
+            utoipa::openapi::schema::ArrayItems::RefOrSchema(items) => references(items),
+            _ => Vec::new(),
+        },
+        RefOr::T(Schema::OneOf(one_of)) => one_of.items.iter().flat_map(references).collect(),
+        RefOr::T(Schema::AllOf(all_of)) => all_of.items.iter().flat_map(references).collect(),
+        RefOr::T(Schema::AnyOf(any_of)) => any_of.items.iter().flat_map(references).collect(),
+        RefOr::T(_) => Vec::new(),
+    }
+}
+
+fn forbid_nul(schema: &mut RefOr<Schema>) {
+    match schema {
+        RefOr::T(Schema::Object(object)) => {
+            let text = match &object.schema_type {
+                SchemaType::Type(kind) => *kind == Type::String,
+                SchemaType::Array(kinds) => kinds.contains(&Type::String),
+                SchemaType::AnyValue => false,
+            };
+            if text && object.pattern.is_none() && object.enum_values.is_none() && object.format.is_none() {
+                object.pattern = Some(NO_NUL.to_owned());
+            }
+            object.properties.values_mut().for_each(forbid_nul);
+        }
+        RefOr::T(Schema::Array(array)) => {
+            if let utoipa::openapi::schema::ArrayItems::RefOrSchema(items) = &mut array.items {
+                forbid_nul(items);
+            }
+        }
+        RefOr::T(Schema::OneOf(one_of)) => one_of.items.iter_mut().for_each(forbid_nul),
+        RefOr::T(Schema::AllOf(all_of)) => all_of.items.iter_mut().for_each(forbid_nul),
+        RefOr::T(Schema::AnyOf(any_of)) => any_of.items.iter_mut().for_each(forbid_nul),
+        RefOr::T(_) | RefOr::Ref(_) => {}
+    }
+}
+
 /// The whole document: `paths` and the `schemas` they refer to, with the header names of `header_token`.
-pub fn document(paths: Paths, schemas: Schemas, header_token: &str) -> OpenApi {
+pub fn document(mut paths: Paths, mut schemas: Schemas, header_token: &str) -> OpenApi {
+    list_errors(&mut paths);
+    nul_free_request_texts(&paths, &mut schemas.0);
     let system_id = format!("X-{}-SYSTEM-ID", header_token.to_ascii_uppercase());
     let components = ComponentsBuilder::new()
         .schemas_from_iter(schemas.0)

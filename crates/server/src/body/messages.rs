@@ -102,6 +102,8 @@ pub enum Problem {
     },
     /// A string that should be an RFC 3339 date-time with an offset and does not parse as one.
     NotDateTime,
+    /// A string that holds the NUL character, which no text of the API may hold.
+    Nul,
     /// A value of the right JSON type that the server cannot take, such as an integer too large to store.
     Unacceptable {
         /// What the schema takes.
@@ -267,6 +269,9 @@ fn problem_text(path: &JsonPath<'_>, problem: &Problem, lang: Lang) -> String {
         (Problem::NotOneOf { allowed }, Lang::Es) => format!("{path} debe ser uno de: {}", allowed.join(", ")),
         (Problem::NotOneOf { allowed }, Lang::Pt) => format!("{path} deve ser um de: {}", allowed.join(", ")),
         (Problem::NotOneOf { allowed }, Lang::En) => format!("{path} must be one of: {}", allowed.join(", ")),
+        (Problem::Nul, Lang::Es) => format!("{path} contiene el carácter NUL (\\u0000)"),
+        (Problem::Nul, Lang::Pt) => format!("{path} contém o caractere NUL (\\u0000)"),
+        (Problem::Nul, Lang::En) => format!("{path} holds the NUL character (\\u0000)"),
         (Problem::NotDateTime, _) => {
             let expected = expected_word(Expected::DATE_TIME, lang);
             match lang {
