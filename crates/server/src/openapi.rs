@@ -239,25 +239,45 @@ pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
 
 /// The list envelope around items of schema `item`, named `item_name`.
 fn page_envelope(item: RefOr<Schema>, item_name: &str) -> RefOr<Schema> {
-    let count = || integer().minimum(Some(0));
+    let page = |description: &str, example: i64| {
+        int64()
+            .minimum(Some(1))
+            .description(Some(description))
+            .examples([example])
+    };
     ObjectBuilder::new()
         .description(Some(format!(
             "One page of {item_name} records, and where it stands among the pages."
         )))
-        .property("items", ArrayBuilder::new().items(item))
+        .property(
+            "items",
+            ArrayBuilder::new().items(item).description(Some(
+                "The records of this page, in a stable order; empty when there are none.",
+            )),
+        )
         .required("items")
-        .property("current_page", integer().minimum(Some(1)))
+        .property("current_page", page("This page's number, from 1.", 2))
         .required("current_page")
         .property(
             "next_page",
             ObjectBuilder::new()
                 .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
-                .description(Some("The next page; null on the last page.")),
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Int64,
+                )))
+                .description(Some("The next page; null on the last page."))
+                .examples([json!(3)]),
         )
         .required("next_page")
-        .property("total_pages", integer().minimum(Some(1)))
+        .property("total_pages", page("How many pages there are; 1 for an empty list.", 3))
         .required("total_pages")
-        .property("total_items", count())
+        .property(
+            "total_items",
+            int64()
+                .minimum(Some(0))
+                .description(Some("How many records there are in all, on every page."))
+                .examples([240]),
+        )
         .required("total_items")
         .into()
 }
@@ -393,7 +413,7 @@ const ERROR_STATUSES: [(u16, &str); 14] = [
 
 /// The error statuses an operation can answer, from what it takes: `method`, its parameters, its body and its
 /// security.
-pub fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
+fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
     let parameters = operation.parameters.as_deref().unwrap_or_default();
     let takes = |place: ParameterIn| parameters.iter().any(|parameter| parameter.parameter_in == place);
     let named = |name: &str| parameters.iter().any(|parameter| parameter.name == name);
@@ -430,8 +450,9 @@ pub fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
         .collect()
 }
 
-/// Lists on every operation each error status it can answer, with the error envelope.
-fn list_errors(paths: &mut Paths) {
+/// Lists on every operation each error status it can answer, with the error envelope; `system_id` is the name of the
+/// system-id header.
+fn list_errors(paths: &mut Paths, system_id: &str) {
     let error = || -> RefOr<Schema> { RefOr::Ref(Ref::from_schema_name(wire::ErrorBody::name())) };
     for item in paths.paths.values_mut() {
         let operations = [
@@ -447,7 +468,8 @@ fn list_errors(paths: &mut Paths) {
                 let description = ERROR_STATUSES
                     .iter()
                     .find(|(known, _)| *known == status)
-                    .map_or("An error.", |(_, description)| description);
+                    .map_or("An error.", |(_, description)| description)
+                    .replace("X-…-SYSTEM-ID", system_id);
                 let answer = ResponseBuilder::new()
                     .description(description)
                     .content("application/json", ContentBuilder::new().schema(Some(error())).build());
@@ -531,11 +553,161 @@ fn forbid_nul(schema: &mut RefOr<Schema>) {
     }
 }
 
+/// States the pattern of each event type a webhook endpoint's `types` takes: the vocabulary is the domain's, which the
+/// wire types cannot see.
+fn event_types_of_endpoints(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let Some(RefOr::T(Schema::Object(endpoint))) =
+        schemas.get_mut(wire::webhooks::WebhookEndpointWrite::name().as_ref())
+    else {
+        return;
+    };
+    if let Some(RefOr::T(Schema::Array(types))) = endpoint.properties.get_mut("types") {
+        types.items = utoipa::openapi::schema::ArrayItems::RefOrSchema(Box::new(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(event_type_pattern()))
+                .description(Some(
+                    "An event type, `<resource>.<action>`, or `<resource>.*` for every action.",
+                ))
+                .examples(["work_order.updated"])
+                .into(),
+        ));
+        types.examples = vec![json!(["work_order.*", "plot.created"])];
+    }
+}
+
+/// Gives every property of `schemas` that has no example one made from what the schema says of it: the first value
+/// its description quotes (`pests`), its set of values, its format, or what a field of its name usually holds, within
+/// its bounds. A property that refers to another component shows that component's example.
+fn exemplify(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    for schema in schemas.values_mut() {
+        if let RefOr::T(Schema::Object(object)) = schema {
+            for (name, property) in object.properties.iter_mut() {
+                match property {
+                    RefOr::T(Schema::Object(property))
+                        if property.example.is_none() && property.examples.is_empty() =>
+                    {
+                        property.examples = example_of(name, property).into_iter().collect();
+                    }
+                    RefOr::T(Schema::Array(array)) if array.example.is_none() && array.examples.is_empty() => {
+                        if let utoipa::openapi::schema::ArrayItems::RefOrSchema(items) = &array.items {
+                            if let RefOr::T(Schema::Object(item)) = items.as_ref() {
+                                array.examples = example_of(name, item).map(|one| json!([one])).into_iter().collect();
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// An example for property `name` of schema `schema`, if its type is one an example can be made for.
+fn example_of(name: &str, schema: &utoipa::openapi::schema::Object) -> Option<serde_json::Value> {
+    let kinds: Vec<Type> = match &schema.schema_type {
+        SchemaType::Type(kind) => vec![kind.clone()],
+        SchemaType::Array(kinds) => kinds.clone(),
+        SchemaType::AnyValue => Vec::new(),
+    };
+    if let Some(first) = schema.enum_values.as_ref().and_then(|values| values.first()) {
+        return Some(first.clone());
+    }
+    let number = |value: f64| {
+        let bound = |limit: &Option<utoipa::Number>| match limit {
+            Some(utoipa::Number::Int(limit)) => Some(*limit as f64),
+            Some(utoipa::Number::UInt(limit)) => Some(*limit as f64),
+            Some(utoipa::Number::Float(limit)) => Some(*limit),
+            None => None,
+        };
+        let low = bound(&schema.minimum).unwrap_or(f64::MIN);
+        let high = bound(&schema.maximum).unwrap_or(f64::MAX);
+        value.clamp(low, high)
+    };
+    let quoted = schema
+        .description
+        .as_deref()
+        .and_then(|description| description.split('`').nth(1))
+        .filter(|quoted| !quoted.is_empty() && *quoted != "null");
+    if kinds.contains(&Type::String) {
+        if let Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)) = schema.format
+        {
+            return Some(json!("2024-03-01T09:30:00-03:00"));
+        }
+        if let Some(quoted) = quoted {
+            return Some(json!(quoted));
+        }
+        return Some(json!(text_example(name)));
+    }
+    if kinds.contains(&Type::Integer) {
+        let value = match name {
+            "id" | "local_id" => 12.0,
+            _ if name.ends_with("_id") => 7.0,
+            "status_code" => 200.0,
+            "latency_ms" => 184.0,
+            _ if name.contains("number") => 1.0,
+            _ => 3.0,
+        };
+        return Some(json!(number(value) as i64));
+    }
+    if kinds.contains(&Type::Number) {
+        let value = match name {
+            _ if name.contains("area") => 48.5,
+            _ if name.contains("percent") || name.contains("humidity") => 13.5,
+            _ if name.contains("yield") => 3.2,
+            _ if name.starts_with("lat") => -36.61,
+            _ if name.starts_with("lon") => -64.29,
+            _ => 21.5,
+        };
+        return Some(json!(number(value)));
+    }
+    if kinds.contains(&Type::Boolean) {
+        return Some(json!(name == "active" || name == "pending"));
+    }
+    None
+}
+
+/// What a text field named `name` usually holds, for its example.
+fn text_example(name: &str) -> &'static str {
+    const BY_NAME: [(&str, &str); 24] = [
+        ("email", "contacto@lapampa.com.ar"),
+        ("phone", "+54 9 2954 55-1234"),
+        ("address", "Ruta Nacional 5 km 602, Santa Rosa, La Pampa"),
+        ("cuit", "30-71234567-8"),
+        ("external_code", "ERP-0042"),
+        ("external_id", "ERP-OT-0042"),
+        ("code", "AR-LP"),
+        ("lastname", "Almada"),
+        ("legal", "Agropecuaria La Pampa S.A."),
+        ("scientific", "Nezara viridula"),
+        ("date", "2024-10-15"),
+        ("url", "https://erp.example.com/tranquera/webhooks"),
+        ("token", "1.QNSZFO7AfpggBZHlj2mybgzx1eoGtM9pFdel2UsHvO4"),
+        ("password", "LaPampa-2026"),
+        ("observations", "Sin novedades."),
+        ("description", "Monitoreo semanal"),
+        ("message", "No existe el recurso plots con id 99."),
+        ("error", "connection refused"),
+        ("sync", "a3f5c2e1"),
+        ("ingredient", "Glifosato 66,2 %"),
+        ("serial", "WS-2024-0117"),
+        ("plate", "AB 123 CD"),
+        ("abbreviation", "ha"),
+        ("name", "La Esperanza"),
+    ];
+    BY_NAME
+        .iter()
+        .find(|(part, _)| name.to_ascii_lowercase().contains(part))
+        .map_or("Texto libre", |(_, example)| example)
+}
+
 /// The whole document: `paths` and the `schemas` they refer to, with the header names of `header_token`.
 pub fn document(mut paths: Paths, mut schemas: Schemas, header_token: &str) -> OpenApi {
-    list_errors(&mut paths);
-    nul_free_request_texts(&paths, &mut schemas.0);
     let system_id = format!("X-{}-SYSTEM-ID", header_token.to_ascii_uppercase());
+    list_errors(&mut paths, &system_id);
+    event_types_of_endpoints(&mut schemas.0);
+    nul_free_request_texts(&paths, &mut schemas.0);
+    exemplify(&mut schemas.0);
     let components = ComponentsBuilder::new()
         .schemas_from_iter(schemas.0)
         .security_scheme(
