@@ -628,7 +628,9 @@ fn example_of(name: &str, schema: &utoipa::openapi::schema::Object) -> Option<se
         .description
         .as_deref()
         .and_then(|description| description.split('`').nth(1))
-        .filter(|quoted| !quoted.is_empty() && *quoted != "null");
+        .map(|quoted| quoted.trim_matches('"'))
+        // A quoted form such as `YYYY-MM-DD` says how a value is written, not what one is.
+        .filter(|quoted| quoted.chars().any(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) && *quoted != "null");
     if kinds.contains(&Type::String) {
         if let Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)) = schema.format
         {
@@ -645,6 +647,7 @@ fn example_of(name: &str, schema: &utoipa::openapi::schema::Object) -> Option<se
             _ if name.ends_with("_id") => 7.0,
             "status_code" => 200.0,
             "latency_ms" => 184.0,
+            "year" => 2021.0,
             _ if name.contains("number") => 1.0,
             _ => 3.0,
         };
@@ -669,7 +672,7 @@ fn example_of(name: &str, schema: &utoipa::openapi::schema::Object) -> Option<se
 
 /// What a text field named `name` usually holds, for its example.
 fn text_example(name: &str) -> &'static str {
-    const BY_NAME: [(&str, &str); 24] = [
+    const BY_NAME: [(&str, &str); 34] = [
         ("email", "contacto@lapampa.com.ar"),
         ("phone", "+54 9 2954 55-1234"),
         ("address", "Ruta Nacional 5 km 602, Santa Rosa, La Pampa"),
@@ -678,8 +681,17 @@ fn text_example(name: &str) -> &'static str {
         ("external_id", "ERP-OT-0042"),
         ("code", "AR-LP"),
         ("lastname", "Almada"),
+        ("fullname", "Jorge Almada"),
+        ("scout", "Jorge Almada"),
+        ("created_by_name", "Jorge"),
+        ("farmer_name", "Agropecuaria La Pampa S.A."),
         ("legal", "Agropecuaria La Pampa S.A."),
+        ("file_name", "IMG_0042.jpg"),
         ("scientific", "Nezara viridula"),
+        ("plate", "AB 123 CD"),
+        ("lat", "-36.6123"),
+        ("lon", "-64.2901"),
+        ("accuracy", "4.5"),
         ("date", "2024-10-15"),
         ("url", "https://erp.example.com/tranquera/webhooks"),
         ("token", "1.QNSZFO7AfpggBZHlj2mybgzx1eoGtM9pFdel2UsHvO4"),
@@ -691,8 +703,9 @@ fn text_example(name: &str) -> &'static str {
         ("sync", "a3f5c2e1"),
         ("ingredient", "Glifosato 66,2 %"),
         ("serial", "WS-2024-0117"),
-        ("plate", "AB 123 CD"),
         ("abbreviation", "ha"),
+        ("brand", "John Deere"),
+        ("model", "Metalfor 3200"),
         ("name", "La Esperanza"),
     ];
     BY_NAME

@@ -460,14 +460,6 @@ fn property<'a>(document: &'a Value, component: &str, path: &[&str]) -> &'a Valu
     schema
 }
 
-fn parameter<'a>(document: &'a Value, path: &str, name: &str) -> &'a Value {
-    document["paths"][path]["get"]["parameters"]
-        .as_array()
-        .and_then(|parameters| parameters.iter().find(|p| p["name"] == name))
-        .map(|parameter| &parameter["schema"])
-        .unwrap_or_else(|| panic!("GET {path} documents {name}"))
-}
-
 #[test]
 fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
     let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
@@ -535,8 +527,8 @@ fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
     for component in ["CampaignImport", "ObjectiveYieldUpdate"] {
         let rows = property(&document, component, &["campaigns"]);
         assert_eq!(
-            (rows["minItems"].as_u64(), rows["maxItems"].as_u64()),
-            (Some(1), Some(domain::jobs::MAX_JOB_ROWS as u64)),
+            rows["maxItems"].as_u64(),
+            Some(domain::jobs::MAX_JOB_ROWS as u64),
             "{component}"
         );
     }
