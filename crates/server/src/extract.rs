@@ -17,7 +17,6 @@ use store::{Scope, Snapshot};
 use tower_http::timeout::TimeoutError;
 use utoipa::ToSchema;
 
-use crate::body::{BodyError, Problem};
 use crate::envelope::SocietyLanguage;
 use crate::error::ApiError;
 use crate::i18n::Msg;
@@ -134,8 +133,7 @@ impl<S: Send + Sync, G: Gen> FromRequestParts<S> for ListQuery<G> {
 }
 
 /// A JSON body: 400 when absent or malformed (checked against the schema the document gives `T`, see
-/// [`crate::body`]), 422 when a value is outside its schema's `enum`, 415 when not declared as JSON, 413 when too
-/// large.
+/// [`crate::body`]), 415 when not declared as JSON, 413 when too large.
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
 
@@ -182,17 +180,10 @@ where
         if !app.bodies.knows::<T>() && has_nul_escape(&bytes) {
             return Err(ApiError::bad_request(Msg::NulInBody));
         }
-        app.bodies.read(&bytes).map(ApiJson).map_err(|error| {
-            // A value outside a fixed set breaks a rule, as the domain's own such refusals do: 422, not 400.
-            let status = match &error {
-                BodyError::At {
-                    problem: Problem::NotOneOf { .. },
-                    ..
-                } => StatusCode::UNPROCESSABLE_ENTITY,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            ApiError::new(status, Msg::Body(error))
-        })
+        app.bodies
+            .read(&bytes)
+            .map(ApiJson)
+            .map_err(|error| ApiError::bad_request(Msg::Body(error)))
     }
 }
 

@@ -144,25 +144,6 @@ fn what_only_the_typed_parse_refuses_is_named_by_path_too() {
     assert_eq!(refused(&body), at(&path, unacceptable));
 }
 
-#[test]
-fn strings_outside_an_enum_are_named_with_the_values_allowed() {
-    let components = json!({
-        "Kind": { "type": "object", "required": ["kind"],
-                  "properties": { "kind": { "type": "string", "enum": ["weather_station", "silobag_sensor"] } } }
-    });
-    let compiled = schema::Compiled::new(components.as_object().expect("an object"));
-    let root = compiled.named["Kind"];
-    let schemas = BodySchemas(compiled);
-    let allowed = Problem::NotOneOf {
-        allowed: vec!["weather_station".into(), "silobag_sensor".into()],
-    };
-    assert_eq!(
-        schemas.check(root, br#"{"kind": "rain_gauge"}"#),
-        Err(at(&[Segment::Key("kind")], allowed))
-    );
-    assert_eq!(schemas.check(root, br#"{"kind": "silobag_sensor"}"#), Ok(false));
-}
-
 /// Times the parse of a 10,000-reading batch with and without the schema check:
 /// `cargo test -p server --lib -- --ignored --nocapture batch_parse_timing`.
 #[test]
