@@ -60,9 +60,9 @@ pub enum DeviceKind {
 }
 
 impl DeviceKind {
-    /// The kind a body names, if it is one the platform knows.
+    /// The kind a body names, if it is one the platform knows, exactly as the document's `enum` lists it.
     pub fn parse(kind: &str) -> Option<Self> {
-        match kind.trim() {
+        match kind {
             "weather_station" => Some(Self::WeatherStation),
             "silobag_sensor" => Some(Self::SilobagSensor),
             _ => None,
@@ -214,10 +214,12 @@ mod tests {
         };
         assert_eq!(paths(without.check().expect_err("refused")), ["silobag_id"]);
         let station = NewDevice {
-            kind: " weather_station ".into(),
+            kind: "weather_station".into(),
             ..sensor()
         };
         assert_eq!(paths(station.check().expect_err("refused")), ["silobag_id"]);
+        // Exactly as the document's `enum` lists the kinds: spaces make another value.
+        assert_eq!(DeviceKind::parse(" weather_station "), None);
     }
 
     #[test]

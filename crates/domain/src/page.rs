@@ -6,6 +6,9 @@ use thiserror::Error;
 pub const DEFAULT_PAGE_SIZE: u64 = 100;
 /// The most items a request may ask for on one page.
 pub const MAX_PAGE_SIZE: u64 = 500;
+/// The highest page number a request may name: the largest signed 64-bit integer, the widest integer type most
+/// clients have, so a page number the document allows can always be sent.
+pub const MAX_PAGE: u64 = i64::MAX as u64;
 
 /// What `next_page` says on the last page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,8 +32,8 @@ pub struct PageRequest {
 /// Why a page request was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PageError {
-    /// `page` is not a positive integer.
-    #[error("page must be a positive integer, got {0:?}")]
+    /// `page` is not an integer within 1..=[`MAX_PAGE`].
+    #[error("page must be an integer between 1 and {MAX_PAGE}, got {0:?}")]
     InvalidPage(String),
     /// `size` is not an integer within bounds.
     #[error("size must be an integer between 1 and {MAX_PAGE_SIZE}, got {0:?}")]
@@ -54,7 +57,7 @@ impl PageRequest {
                 .trim()
                 .parse::<u64>()
                 .ok()
-                .filter(|p| *p >= 1)
+                .filter(|p| (1..=MAX_PAGE).contains(p))
                 .ok_or_else(|| PageError::InvalidPage(raw.to_owned()))?,
         };
         let size = match size {
@@ -183,6 +186,14 @@ mod tests {
         ));
         assert!(matches!(
             PageRequest::parse(Some("x"), None),
+            Err(PageError::InvalidPage(_))
+        ));
+        assert_eq!(
+            PageRequest::parse(Some("9223372036854775807"), None),
+            Ok(request(MAX_PAGE, DEFAULT_PAGE_SIZE))
+        );
+        assert!(matches!(
+            PageRequest::parse(Some("9223372036854775808"), None),
             Err(PageError::InvalidPage(_))
         ));
         assert!(matches!(

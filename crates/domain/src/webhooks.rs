@@ -188,7 +188,7 @@ fn known_type(kind: &str) -> bool {
 
 fn check_url(text: &str, policy: UrlPolicy, violations: &mut Vec<Violation>) -> Option<Url> {
     let mut refuse = |rule: Rule| violations.push(Violation::new("url", rule));
-    if text.len() > MAX_URL {
+    if text.chars().count() > MAX_URL {
         refuse(Rule::TooLong(MAX_URL));
         return None;
     }

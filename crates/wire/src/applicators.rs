@@ -10,6 +10,10 @@ pub struct ApplicatorWrite {
     #[serde(default)]
     pub id: Option<i64>,
     /// Name; required, not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "Jorge Almada"
+    )]
     pub name: String,
     /// Code in the integrator's ERP.
     #[serde(default)]

@@ -51,6 +51,7 @@ pub struct TraceFrame {
     #[serde(rename = "type")]
     pub kind: String,
     /// Call arguments.
+    #[schema(example = json!([]))]
     pub args: Vec<serde_json::Value>,
 }
 

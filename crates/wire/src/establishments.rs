@@ -30,6 +30,10 @@ pub struct Establishment {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct NewEstablishment {
     /// Name; required, not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "La Esperanza"
+    )]
     pub name: String,
     /// The farmer it belongs to; must be a live farmer of the caller's society.
     pub farmer_id: i64,

@@ -26,8 +26,24 @@ pub struct Event {
     pub occurred_at: Timestamp,
     /// The record as its v3 read (or, where it has none, its v2 read) answered it just after this change; for a
     /// record that no longer exists, `{"id": …, "deleted_at": …}`.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = record)]
     pub data: Box<RawValue>,
+}
+
+/// The schema of an event's `data`: any record, so an object, with a plot as its example.
+fn record() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::Object)
+        .description(Some(
+            "The record as its v3 read (or, where it has none, its v2 read) answered it just after this change; for \
+             a record that no longer exists, `{\"id\": …, \"deleted_at\": …}`.",
+        ))
+        .examples([serde_json::json!({
+            "id": 12, "name": "Lote 12", "establishment_id": 3, "area": 48.5, "external_code": "ERP-LOT-12",
+            "active": true, "created_at": "2024-03-01T09:30:00-03:00", "updated_at": "2024-03-01T09:30:00-03:00",
+            "deleted_at": null
+        })])
+        .build()
 }
 
 /// One page of the change feed.

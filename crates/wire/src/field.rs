@@ -412,10 +412,13 @@ pub struct NewSilobagCampaign {
     /// The campaign the grain was harvested from; a live campaign of the caller's society.
     pub campaign_id: i64,
     /// Quantity in tons; positive.
+    #[schema(exclusive_minimum = 0.0, example = 180.5)]
     pub quantity_tn: f64,
     /// Grain humidity in percent, 0–100.
+    #[schema(minimum = 0.0, maximum = 100.0, example = 13.5)]
     pub grain_humidity_percent: f64,
     /// Grain quality indicator: 1 good (green), 2 watch (yellow), 3 at risk (red).
+    #[schema(minimum = 1, maximum = 3, example = 1)]
     pub grain_quality_semaphore: i64,
     /// Free text; empty when omitted.
     #[serde(default)]
@@ -426,10 +429,19 @@ pub struct NewSilobagCampaign {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct NewDevice {
     /// Name; required, not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "Estación La Esperanza"
+    )]
     pub name: String,
     /// `weather_station` or `silobag_sensor`.
+    #[schema(schema_with = device_kind)]
     pub kind: String,
     /// The maker's serial number; required, not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "WS-2024-0117"
+    )]
     pub serial_number: String,
     /// The establishment it is installed in; for a silobag sensor, the silobag's when omitted.
     #[serde(default)]
@@ -439,9 +451,11 @@ pub struct NewDevice {
     pub silobag_id: Option<i64>,
     /// Latitude in decimal degrees, −90 to 90.
     #[serde(default)]
+    #[schema(minimum = -90.0, maximum = 90.0, example = -36.61)]
     pub latitude: Option<f64>,
     /// Longitude in decimal degrees, −180 to 180.
     #[serde(default)]
+    #[schema(minimum = -180.0, maximum = 180.0, example = -64.29)]
     pub longitude: Option<f64>,
     /// Active flag; true when omitted.
     #[serde(default)]
@@ -539,4 +553,17 @@ impl<'de> Deserialize<'de> for NewDeviceEvents {
 
         deserializer.deserialize_any(Events)
     }
+}
+
+/// The device kinds a create takes, as the schema of `kind` lists them.
+pub const DEVICE_KINDS: [&str; 2] = ["weather_station", "silobag_sensor"];
+
+/// The schema of a new device's `kind`: one of [`DEVICE_KINDS`].
+fn device_kind() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(DEVICE_KINDS))
+        .description(Some("What the device is: `weather_station` or `silobag_sensor`."))
+        .examples(["weather_station"])
+        .build()
 }

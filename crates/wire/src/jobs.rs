@@ -6,7 +6,8 @@ use utoipa::ToSchema;
 /// `POST /api/v2/third_party/campaigns/update_objective_yield` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ObjectiveYieldUpdate {
-    /// The campaigns to update, each with its new objective yield.
+    /// The campaigns to update, each with its new objective yield; 1 to 10,000 (an empty list is 422).
+    #[schema(max_items = 10_000)]
     pub campaigns: Vec<ObjectiveYieldRow>,
 }
 
@@ -22,7 +23,8 @@ pub struct ObjectiveYieldRow {
 /// `POST /api/v2/third_party/campaigns/import` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CampaignImport {
-    /// The campaigns to create.
+    /// The campaigns to create; 1 to 10,000 (an empty list is 422).
+    #[schema(max_items = 10_000)]
     pub campaigns: Vec<CampaignImportRow>,
 }
 

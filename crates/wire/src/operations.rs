@@ -191,7 +191,7 @@ pub struct Job {
     /// An objective-yield update reports `{"updated": n, "refused": [...]}`, an import
     /// `{"created": [{"row", "campaign_id"}], "refused": [...]}`; each refusal is `{"row", "campaign_id", "reason"}`
     /// with 1-based row numbers.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = job_report)]
     pub result: Option<serde_json::Value>,
     /// Why the job failed as a whole; null otherwise.
     pub error: Option<String>,
@@ -212,4 +212,24 @@ pub type ObjectiveYieldJob = Job;
 /// rather than failing the whole list.
 pub fn json_or_null(text: Option<&str>) -> Option<serde_json::Value> {
     text.and_then(|text| serde_json::from_str(text).ok())
+}
+
+/// The schema of a job's `result`: its report, or null before the first chunk.
+fn job_report() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            utoipa::openapi::Type::Object,
+            utoipa::openapi::Type::Null,
+        ]))
+        .description(Some(
+            "The per-row report, committed with each chunk so it grows while the job runs; null before the first \
+             chunk. An objective-yield update reports `{\"updated\": n, \"refused\": [...]}`, an import \
+             `{\"created\": [{\"row\", \"campaign_id\"}], \"refused\": [...]}`; each refusal is \
+             `{\"row\", \"campaign_id\", \"reason\"}` with 1-based row numbers.",
+        ))
+        .examples([serde_json::json!({
+            "updated": 2,
+            "refused": [{"row": 3, "campaign_id": 999, "reason": "campaign_id: 999 no existe o no está disponible para su sociedad."}]
+        })])
+        .build()
 }

@@ -34,11 +34,15 @@ pub struct PlotV3 {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct NewPlot {
     /// Name; required, not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "Lote 12"
+    )]
     pub name: String,
     /// The establishment it divides; a live establishment of the caller's society.
     pub establishment_id: i64,
     /// Hectares; greater than 0 and at most 1,000,000, kept to two decimals.
-    #[schema(exclusive_minimum = 0.0, maximum = 1_000_000.0)]
+    #[schema(exclusive_minimum = 0.0, maximum = 1_000_000.0, example = 48.5)]
     pub area: f64,
     /// Code in the integrator's ERP; recommended, so the mapping survives renames.
     #[serde(default)]

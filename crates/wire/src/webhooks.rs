@@ -12,7 +12,7 @@ use crate::Timestamp;
 pub struct WebhookEndpointWrite {
     /// Where deliveries are sent: `https://`, to a public address (the server refuses loopback, private, link-local
     /// and metadata addresses, at creation and again at every delivery).
-    #[schema(example = "https://erp.example.com/tranquera/webhooks")]
+    #[schema(example = "https://erp.example.com/tranquera/webhooks", max_length = 2048)]
     pub url: String,
     /// The event types wanted, e.g. `work_order.created`, or `work_order.*` for every action on work orders;
     /// omitted or empty for every type.
@@ -20,6 +20,7 @@ pub struct WebhookEndpointWrite {
     pub types: Vec<String>,
     /// What the endpoint is for, for people; at most 200 characters.
     #[serde(default)]
+    #[schema(max_length = 200, example = "ERP sync")]
     pub description: Option<String>,
 }
 

@@ -143,8 +143,13 @@ pub struct WorkOrderHeaderWrite {
     #[serde(default)]
     pub external_id: Option<String>,
     /// Always `third_party`.
+    #[schema(schema_with = third_party)]
     pub system_id: String,
     /// Descriptive name; not blank.
+    #[schema(
+        pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        example = "Pulverización lote 12"
+    )]
     pub name: String,
     /// Date and time of the operation.
     pub date: Timestamp,
@@ -167,8 +172,10 @@ pub struct WorkOrderSupplyWrite {
     /// The product applied, from the society's country's catalogue.
     pub formulated: LocalRef,
     /// Hectares applied; positive.
+    #[schema(exclusive_minimum = 0.0, example = 42.5)]
     pub area_applied: f64,
     /// Total quantity applied; positive.
+    #[schema(exclusive_minimum = 0.0, example = 85.0)]
     pub total_applied: f64,
     /// Application date.
     pub date: Timestamp,
@@ -188,6 +195,7 @@ pub struct WorkOrderLabourWrite {
     #[serde(default)]
     pub labour_type: Option<LocalRef>,
     /// Hectares; positive.
+    #[schema(exclusive_minimum = 0.0, example = 42.5)]
     pub area_applied: f64,
     /// Contractors doing it.
     #[serde(default)]
@@ -202,4 +210,14 @@ pub struct WorkOrderLabourWrite {
     pub date: Timestamp,
     /// Line state flags.
     pub state: WorkOrderState,
+}
+
+/// The schema of `system_id` in writes: the one value the server takes.
+fn third_party() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(["third_party"]))
+        .description(Some("Always `third_party`."))
+        .examples(["third_party"])
+        .build()
 }

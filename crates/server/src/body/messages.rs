@@ -95,13 +95,10 @@ pub enum Problem {
     },
     /// A required property is absent (the path names it).
     Missing,
-    /// A string outside the schema's `enum`.
-    NotOneOf {
-        /// The values allowed.
-        allowed: Vec<String>,
-    },
     /// A string that should be an RFC 3339 date-time with an offset and does not parse as one.
     NotDateTime,
+    /// A string that holds the NUL character, which no text of the API may hold.
+    Nul,
     /// A value of the right JSON type that the server cannot take, such as an integer too large to store.
     Unacceptable {
         /// What the schema takes.
@@ -264,9 +261,9 @@ fn problem_text(path: &JsonPath<'_>, problem: &Problem, lang: Lang) -> String {
         (Problem::Missing, Lang::Es) => format!("falta el campo obligatorio {path}"),
         (Problem::Missing, Lang::Pt) => format!("falta o campo obrigatório {path}"),
         (Problem::Missing, Lang::En) => format!("the required field {path} is missing"),
-        (Problem::NotOneOf { allowed }, Lang::Es) => format!("{path} debe ser uno de: {}", allowed.join(", ")),
-        (Problem::NotOneOf { allowed }, Lang::Pt) => format!("{path} deve ser um de: {}", allowed.join(", ")),
-        (Problem::NotOneOf { allowed }, Lang::En) => format!("{path} must be one of: {}", allowed.join(", ")),
+        (Problem::Nul, Lang::Es) => format!("{path} contiene el carácter NUL (\\u0000)"),
+        (Problem::Nul, Lang::Pt) => format!("{path} contém o caractere NUL (\\u0000)"),
+        (Problem::Nul, Lang::En) => format!("{path} holds the NUL character (\\u0000)"),
         (Problem::NotDateTime, _) => {
             let expected = expected_word(Expected::DATE_TIME, lang);
             match lang {
@@ -368,13 +365,6 @@ mod tests {
             at(&date, Problem::NotDateTime).text(Lang::Es),
             "El cuerpo de la solicitud no es válido: header.date debe ser una fecha y hora (texto ISO 8601 con zona \
              horaria, p. ej. 2025-10-02T08:00:00-03:00)."
-        );
-        let allowed = Problem::NotOneOf {
-            allowed: vec!["weather_station".into(), "silobag_sensor".into()],
-        };
-        assert_eq!(
-            at(&[Segment::Key("kind")], allowed).text(Lang::En),
-            "The request body is not valid: kind must be one of: weather_station, silobag_sensor."
         );
         assert_eq!(
             BodyError::Truncated { line: 1, column: 9 }.text(Lang::Es),

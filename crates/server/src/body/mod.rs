@@ -54,16 +54,24 @@ impl BodySchemas {
         Ok(Self(schema::Compiled::new(components.as_object().unwrap_or(&empty))))
     }
 
+    /// Whether the document gives `T` a schema, so that its bodies are checked against it.
+    pub fn knows<T: ToSchema>(&self) -> bool {
+        self.0.named.contains_key(T::name().as_ref())
+    }
+
     /// Reads `bytes` as a `T`, checked against the schema `T` is documented with.
     pub fn read<T: DeserializeOwned + ToSchema>(&self, bytes: &[u8]) -> Result<T, BodyError> {
         let root = self.0.named.get(T::name().as_ref()).copied();
-        if let Some(root) = root {
-            self.check(root, bytes)?;
-        }
+        let rewritten = match root {
+            Some(root) if self.check(root, bytes)? => Some(integers_without_fractions(bytes)?),
+            _ => None,
+        };
+        let bytes = rewritten.as_deref().unwrap_or(bytes);
         serde_json::from_slice(bytes).map_err(|_| self.refusal::<T>(root, bytes))
     }
 
-    fn check(&self, root: schema::ShapeId, bytes: &[u8]) -> Result<(), BodyError> {
+    /// Checks `bytes` against shape `root`; answers whether an integer in it is written with a zero fraction.
+    fn check(&self, root: schema::ShapeId, bytes: &[u8]) -> Result<bool, BodyError> {
         let trail = RefCell::new(walk::Trail::default());
         let walk = walk::Walk {
             schemas: &self.0,
@@ -72,10 +80,10 @@ impl BodySchemas {
         };
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
         let checked = walk.deserialize(&mut deserializer).and_then(|()| deserializer.end());
-        let Err(error) = checked else {
-            return Ok(());
-        };
         let trail = trail.into_inner();
+        let Err(error) = checked else {
+            return Ok(trail.integral_fraction);
+        };
         Err(match trail.problem {
             Some(problem) => BodyError::At {
                 path: trail.reversed_path.into_iter().rev().collect(),
@@ -122,6 +130,30 @@ impl BodySchemas {
             problem: Problem::Unacceptable { expected },
         }
     }
+}
+
+/// `bytes` with every number that has a zero fraction and fits an `i64` (`764.0`) written as an integer, so the
+/// typed parse reads it where an integer is due; a number elsewhere reads the same either way.
+fn integers_without_fractions(bytes: &[u8]) -> Result<Vec<u8>, BodyError> {
+    fn rewrite(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Number(number) => {
+                if let Some(float) = number
+                    .as_f64()
+                    .filter(|float| number.is_f64() && walk::integral(*float))
+                {
+                    // `integral` bounds it within `i64`, so the conversion is exact.
+                    *number = serde_json::Number::from(float as i64);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(rewrite),
+            serde_json::Value::Object(properties) => properties.values_mut().for_each(rewrite),
+            _ => {}
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| parse_failure(&error))?;
+    rewrite(&mut value);
+    serde_json::to_vec(&value).map_err(|error| parse_failure(&error))
 }
 
 /// A body that is not JSON, or stops before its end.

@@ -144,25 +144,6 @@ fn what_only_the_typed_parse_refuses_is_named_by_path_too() {
     assert_eq!(refused(&body), at(&path, unacceptable));
 }
 
-#[test]
-fn strings_outside_an_enum_are_named_with_the_values_allowed() {
-    let components = json!({
-        "Kind": { "type": "object", "required": ["kind"],
-                  "properties": { "kind": { "type": "string", "enum": ["weather_station", "silobag_sensor"] } } }
-    });
-    let compiled = schema::Compiled::new(components.as_object().expect("an object"));
-    let root = compiled.named["Kind"];
-    let schemas = BodySchemas(compiled);
-    let allowed = Problem::NotOneOf {
-        allowed: vec!["weather_station".into(), "silobag_sensor".into()],
-    };
-    assert_eq!(
-        schemas.check(root, br#"{"kind": "rain_gauge"}"#),
-        Err(at(&[Segment::Key("kind")], allowed))
-    );
-    assert_eq!(schemas.check(root, br#"{"kind": "silobag_sensor"}"#), Ok(()));
-}
-
 /// Times the parse of a 10,000-reading batch with and without the schema check:
 /// `cargo test -p server --lib -- --ignored --nocapture batch_parse_timing`.
 #[test]
@@ -192,4 +173,40 @@ fn batch_parse_timing() {
             bytes.len()
         );
     }
+}
+
+#[test]
+fn integers_written_with_a_zero_fraction_read_as_integers_within_the_64_bit_range() {
+    let mut body = work_order();
+    body["header"]["extra_fields"]["company"]["local_id"] = json!(7.0);
+    body["supplies"][0]["area_applied"] = json!(40.0);
+    let bytes = serde_json::to_vec(&body).expect("JSON");
+    let read = schemas().read::<WorkOrderWrite>(&bytes).expect("7.0 is an integer");
+    assert_eq!(read.header.extra_fields.company.local_id, 7);
+    assert_eq!(read.supplies[0].area_applied, 40.0);
+    body["header"]["extra_fields"]["company"]["local_id"] = json!(7);
+    let integer = serde_json::to_string(&body).expect("JSON");
+    for beyond in ["-9223372036854775809", "9223372036854775808", "7.5"] {
+        let text = integer.replace(r#""local_id":7"#, &format!(r#""local_id":{beyond}"#));
+        assert!(text.contains(beyond), "{text}");
+        assert!(
+            schemas().read::<WorkOrderWrite>(text.as_bytes()).is_err(),
+            "{beyond} is refused"
+        );
+    }
+}
+
+#[test]
+fn a_nul_is_refused_where_a_text_is_read_and_ignored_elsewhere() {
+    let mut body = work_order();
+    body["header"]["name"] = json!("Pulverización\u{0}");
+    let path = [Segment::Key("header"), Segment::Key("name")];
+    assert_eq!(refused(&body), at(&path, Problem::Nul));
+    let mut body = work_order();
+    body["header"]["note\u{0}"] = json!(["\u{0}", { "\u{0}": "\u{0}" }]);
+    let bytes = serde_json::to_vec(&body).expect("JSON");
+    assert!(
+        schemas().read::<WorkOrderWrite>(&bytes).is_ok(),
+        "what the server does not read is ignored"
+    );
 }

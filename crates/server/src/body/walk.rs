@@ -20,6 +20,9 @@ pub struct Trail {
     pub problem: Option<Problem>,
     /// The path, innermost segment first.
     pub reversed_path: Vec<Segment<String>>,
+    /// Whether an integer place holds a number written with a fraction of zero (`764.0`): JSON Schema counts it as
+    /// an integer, so it is taken, but the typed parse needs it rewritten first.
+    pub integral_fraction: bool,
 }
 
 /// Checks the value `deserializer` reads against shape `shape` of `schemas`; on a mismatch, `trail` says what and
@@ -116,8 +119,13 @@ impl<'de> Visitor<'de> for Walk<'_> {
         self.scalar(JsonKind::Integer)
     }
 
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.scalar(JsonKind::Fraction)
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
+        let fraction = self.scalar::<E>(JsonKind::Fraction);
+        if fraction.is_err() && integral(value) && self.schemas.taking(self.shape, JsonKind::Integer).is_some() {
+            self.trail.borrow_mut().integral_fraction = true;
+            return Ok(());
+        }
+        fraction
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
@@ -125,13 +133,13 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
+        // Only texts the schema names are refused for a NUL: they are what gets stored, and PostgreSQL cannot store
+        // it. Unknown properties are ignored whatever they hold, as the document lets them be sent.
+        if text.contains('\0') && self.schemas.taking(self.shape, JsonKind::Text).is_some() {
+            return Err(self.fail(Problem::Nul));
+        }
         match self.schemas.taking(self.shape, JsonKind::Text) {
-            Some(Shape::Text {
-                allowed: Some(allowed), ..
-            }) if !allowed.iter().any(|value| value == text) => Err(self.fail(Problem::NotOneOf {
-                allowed: allowed.clone(),
-            })),
-            Some(Shape::Text { date_time: true, .. }) if DateTime::parse_from_rfc3339(text).is_err() => {
+            Some(Shape::Text { date_time: true }) if DateTime::parse_from_rfc3339(text).is_err() => {
                 Err(self.fail(Problem::NotDateTime))
             }
             Some(_) => Ok(()),
@@ -169,6 +177,14 @@ impl<'de> Visitor<'de> for Walk<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether `value` has no fraction and lies strictly within an `i64`'s range, the widest integer a body holds.
+/// Strictly: an integer written beyond the range (`-9223372036854775809`) reads as exactly −2^63, which must stay
+/// refused.
+pub fn integral(value: f64) -> bool {
+    const BOUND: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    value.fract() == 0.0 && value > -BOUND && value < BOUND
 }
 
 /// Reads an object's key as the index of the property it names, `None` for a key the schema does not know;

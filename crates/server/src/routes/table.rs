@@ -27,7 +27,6 @@ pub struct ApiTable {
     open: Router<AppState>,
     paths: Paths,
     schemas: Schemas,
-    error: RefOr<Schema>,
     operations: Vec<(Method, String)>,
 }
 
@@ -104,13 +103,13 @@ fn path_parameter(path: &str) -> Option<&str> {
 impl Default for ApiTable {
     fn default() -> Self {
         let mut schemas = Schemas::default();
-        let error = schemas.of::<wire::ErrorBody>();
+        // Every operation's error answers refer to it (see `openapi::document`).
+        schemas.of::<wire::ErrorBody>();
         Self {
             router: Router::new(),
             open: Router::new(),
             paths: Paths::new(),
             schemas,
-            error,
             operations: Vec::new(),
         }
     }
@@ -207,7 +206,6 @@ impl ApiTable {
                 security: doc.security,
             },
             media,
-            self.error.clone(),
         );
         self.paths.add_path_operation(path, vec![documented], operation);
         let route = on(filter, handler);

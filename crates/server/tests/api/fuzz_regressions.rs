@@ -10,6 +10,9 @@ use crate::on_both_backends;
 const DEVICE_EVENTS: &str = "/api/v3/third_party/device_events";
 const PLOTS: &str = "/api/v3/third_party/plots";
 const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
+const APPLICATORS: &str = "/api/v2/third_party/applicators";
+const DEVICES: &str = "/api/v3/third_party/devices";
+const WORK_ORDERS: &str = "/integration/api/v1/workOrders";
 
 /// Where `value` breaks `schema` (resolving `$ref`s in `document`), one line per breach; empty when it conforms.
 fn violations(document: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
@@ -208,5 +211,151 @@ on_both_backends! {
         error_envelope(login, StatusCode::BAD_REQUEST).await;
         let escaped_backslash = json!({ "name": "La \\u0000 Esperanza", "farmer_id": farmer });
         assert_eq!(app.post(ESTABLISHMENTS, &token, &escaped_backslash).await.status(), StatusCode::CREATED, "a backslash is text");
+    }
+
+    // Found by `--checks all` (schema-valid request rejected): a page past 2^63 answered 400 where the document
+    // allowed any integer. The document now bounds `page` by the largest 64-bit integer, which the server reads.
+    async fn pages_up_to_the_documented_maximum_are_read_and_beyond_it_refused(app) {
+        let token = app.token(integrator("AR")).await;
+        let document = served_document(&app).await;
+        let page = document["paths"][ESTABLISHMENTS]["get"]["parameters"]
+            .as_array()
+            .and_then(|parameters| parameters.iter().find(|p| p["name"] == "page"))
+            .map(|parameter| parameter["schema"].clone())
+            .expect("page is documented");
+        assert_eq!(page["maximum"].as_i64(), Some(i64::MAX));
+        let last = app.get(&format!("{ESTABLISHMENTS}?page={}", i64::MAX), &token).await;
+        let (_, message) = error_envelope(last, StatusCode::NOT_FOUND).await;
+        assert!(message.contains(&i64::MAX.to_string()), "{message}");
+        for beyond in ["9223372036854775808", "464856906991512009572352"] {
+            let response = app.get(&format!("{ESTABLISHMENTS}?page={beyond}"), &token).await;
+            error_envelope(response, StatusCode::BAD_REQUEST).await;
+        }
+    }
+
+    // Found by `--checks all`: an unknown property holding a NUL made login answer 400, though the document lets a
+    // body carry properties it does not name. Only the texts the server reads are refused for a NUL now.
+    async fn a_nul_in_a_property_the_server_ignores_is_ignored(app) {
+        let login = app
+            .request(Method::POST, "/api/v2/login")
+            .json(&json!({ "email": "integrador@lapampa.com.ar", "password": "LaPampa-2026", "note\u{0}": "a\u{0}b", "x": ["\u{0}"] }))
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(login.status(), StatusCode::OK);
+        let token = app.token(integrator("AR")).await;
+        let farmer = first_id(&app, "/api/v3/third_party/farmers", &token).await;
+        let created = app.post(ESTABLISHMENTS, &token, &json!({ "name": "La Esperanza", "farmer_id": farmer, "extra": "\u{0}" })).await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let refused = app.post(ESTABLISHMENTS, &token, &json!({ "name": "La Esperanza", "farmer_id": farmer, "external_code": "A\u{0}" })).await;
+        let (_, message) = error_envelope(refused, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("external_code") && message.contains("NUL"), "{message}");
+    }
+
+    // Found by `--checks all`: `machines: [3.0]` answered 400, but JSON Schema counts 3.0 as an integer. An integer
+    // written with a zero fraction is read as that integer; one written beyond the 64-bit range is still refused.
+    async fn integers_written_with_a_zero_fraction_are_integers(app) {
+        let token = app.token(integrator("AR")).await;
+        let machine = first_id(&app, "/api/v3/third_party/machines", &token).await.as_i64().expect("a machine id");
+        let body = format!(r#"{{"name": "Jorge Almada", "machines": [{machine}.0]}}"#);
+        let created = app
+            .request(Method::POST, APPLICATORS)
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let created: Value = created.json().await.expect("JSON");
+        assert_eq!(created["machines"], json!([machine]));
+        for beyond in ["-9223372036854775809", "9223372036854775808", "1.5"] {
+            let body = format!(r#"{{"name": "Jorge Almada", "id": {beyond}}}"#);
+            let refused = app
+                .request(Method::POST, APPLICATORS)
+                .bearer_auth(&token)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .expect("POST");
+            error_envelope(refused, StatusCode::BAD_REQUEST).await;
+        }
+    }
+
+    // Found by `--checks all`: a device's `kind` and a work order's `system_id` took one of a few values that the
+    // document gave only in prose. They are enums now, and a value outside one is 422 naming the values, as before.
+    async fn values_outside_a_documented_set_are_422_naming_the_set(app) {
+        let token = app.token(integrator("AR")).await;
+        let document = served_document(&app).await;
+        let kinds = document["components"]["schemas"]["NewDevice"]["properties"]["kind"]["enum"].clone();
+        assert_eq!(kinds, json!(["weather_station", "silobag_sensor"]));
+        let device = json!({ "name": "Estación", "kind": "drone", "serial_number": "WS-1" });
+        let (code, message) = error_envelope(app.post(DEVICES, &token, &device).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert_eq!(code, 422);
+        assert!(message.contains("weather_station") && message.contains("silobag_sensor"), "{message}");
+        let order = json!({ "header": {
+            "system_id": "erp", "name": "Pulverización", "date": "2025-10-02T08:00:00-03:00",
+            "voucher_date": "2025-10-01T00:00:00-03:00", "state": { "pending": true, "executed": false, "confirmed": false },
+            "extra_fields": { "company": { "local_id": 1 }, "voucher_type": { "local_id": 1 } } } });
+        let (_, message) = error_envelope(app.post(WORK_ORDERS, &token, &order).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert!(message.contains("system_id") && message.contains("third_party"), "{message}");
+    }
+
+    // Found by `--checks all`: any text was a valid `types` filter to the document, and an unknown one was 400. The
+    // document now states the event types as a pattern, and every type and `<resource>.*` it allows is read.
+    async fn every_event_type_the_document_allows_is_read(app) {
+        let token = app.token(integrator("AR")).await;
+        let document = served_document(&app).await;
+        let parameters = document["paths"]["/api/v3/third_party/events"]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        let types = parameters.iter().find(|p| p["name"] == "types").expect("types is documented");
+        let pattern = types["schema"]["pattern"].as_str().expect("a pattern");
+        let mut every: Vec<String> = domain::events::event_types();
+        every.extend(domain::events::RESOURCES.iter().map(|(resource, _)| format!("{resource}.*")));
+        for kind in &every {
+            let (resource, action) = kind.split_once('.').expect("resource.action");
+            assert!(pattern.contains(resource) && (action == "*" || pattern.contains(action)), "{kind} is in {pattern}");
+        }
+        let all = format!(" {} ,,", every.join(" , "));
+        let read = app.get(&format!("/api/v3/third_party/events?after=now&types={}", all.replace(' ', "%20").replace('*', "%2A")), &token).await;
+        assert_eq!(read.status(), StatusCode::OK);
+        let unknown = app.get("/api/v3/third_party/events?after=now&types=nothing.created", &token).await;
+        error_envelope(unknown, StatusCode::BAD_REQUEST).await;
+    }
+
+    // Found by `--checks all` (schema-valid request rejected): every error status an operation answered was only a
+    // `default` in the document. Each is listed now; these are the ones a bad request to each kind of operation gets.
+    async fn the_statuses_answered_are_the_ones_listed(app) {
+        let token = app.token(integrator("AR")).await;
+        let document = served_document(&app).await;
+        let listed = |method: &str, path: &str, status: StatusCode| {
+            document["paths"][path][method]["responses"].get(status.as_str()).is_some()
+        };
+        let page = app.get(&format!("{ESTABLISHMENTS}?page=0"), &token).await.status();
+        assert!(listed("get", ESTABLISHMENTS, page), "{page}");
+        let missing = app.get(&format!("{ESTABLISHMENTS}/999999"), &token).await.status();
+        assert!(listed("get", "/api/v3/third_party/establishments/{id}", missing), "{missing}");
+        let put = app
+            .request(Method::PUT, APPLICATORS)
+            .bearer_auth(&token)
+            .json(&json!({ "id": 999_999, "name": "Nadie" }))
+            .send()
+            .await
+            .expect("PUT")
+            .status();
+        assert_eq!(put, StatusCode::NOT_FOUND);
+        assert!(listed("put", APPLICATORS, put), "{put}");
+        let anonymous = app.request(Method::GET, ESTABLISHMENTS).send().await.expect("GET").status();
+        assert!(listed("get", ESTABLISHMENTS, anonymous), "{anonymous}");
+        let text = app
+            .request(Method::POST, ESTABLISHMENTS)
+            .bearer_auth(&token)
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .expect("POST")
+            .status();
+        assert!(listed("post", ESTABLISHMENTS, text), "{text}");
     }
 }

@@ -48,8 +48,8 @@ fn every_operation_is_fully_described() {
             assert!(operation["summary"].is_string(), "{method} {path} has a summary");
             let responses = operation["responses"].as_object().expect("responses");
             assert!(
-                responses.contains_key("default"),
-                "{method} {path} documents its errors"
+                !responses.contains_key("default"),
+                "{method} {path} lists its error statuses one by one, not as `default`"
             );
             assert!(
                 responses.keys().any(|status| status.starts_with('2')),
@@ -412,4 +412,336 @@ async fn the_curl_samples_of_plain_reads_answer_success() {
         ran += 1;
     }
     assert!(ran > 40, "every plain read ran: {ran}");
+}
+
+/// Every operation of the document with its path and method.
+fn operations(document: &Value) -> Vec<(String, String, Value)> {
+    let mut all = Vec::new();
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("item") {
+            all.push((path.clone(), method.clone(), operation.clone()));
+        }
+    }
+    all
+}
+
+#[test]
+fn every_operation_lists_the_error_statuses_it_can_answer_with_the_error_envelope() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let mut checked = 0;
+    for (path, method, operation) in operations(&document) {
+        let responses = operation["responses"].as_object().expect("responses");
+        let listed = |status: u16| responses.contains_key(&status.to_string());
+        let parameters = operation["parameters"].as_array().cloned().unwrap_or_default();
+        let takes = |place: &str| parameters.iter().any(|p| p["in"] == place);
+        let body = operation.get("requestBody").is_some();
+        let security = operation["security"].as_array().cloned().unwrap_or_default();
+        let caller = security.iter().any(|requirement| requirement.get("bearer").is_some());
+        let mut due = vec![408, 500, 503];
+        if !security.is_empty() {
+            due.extend([401, 429]);
+        }
+        if caller {
+            due.push(403);
+        }
+        if body {
+            due.extend([400, 413, 415, 422]);
+        }
+        if takes("query") {
+            due.push(400);
+        }
+        if takes("path") || ["put", "patch", "delete"].contains(&method.as_str()) {
+            due.push(404);
+        }
+        if caller && method != "get" {
+            due.extend([409, 422]);
+        }
+        for status in due {
+            assert!(listed(status), "{method} {path} lists {status}: {:?}", responses.keys());
+        }
+        for (status, response) in responses {
+            let error = status.starts_with('4') || status.starts_with('5');
+            if error && status != "304" {
+                assert_eq!(
+                    response["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/ErrorBody",
+                    "{method} {path}: {status} answers the error envelope"
+                );
+                assert!(
+                    response["description"].as_str().is_some_and(|d| !d.is_empty()),
+                    "{method} {path}: {status} says why"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "every operation was checked: {checked}");
+}
+
+/// Every component schema's properties, as (component, property, schema).
+fn properties(document: &Value) -> Vec<(String, String, Value)> {
+    let mut all = Vec::new();
+    for (component, schema) in document["components"]["schemas"].as_object().expect("schemas") {
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            all.push((component.clone(), name.clone(), property.clone()));
+        }
+    }
+    all
+}
+
+#[test]
+fn every_schema_property_is_described_and_exemplified() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let all = properties(&document);
+    assert!(all.len() > 500, "every property was checked: {}", all.len());
+    let described = |schema: &Value| schema["description"].as_str().is_some_and(|d| !d.trim().is_empty());
+    let exemplified = |schema: &Value| {
+        schema.get("example").is_some()
+            || schema["examples"]
+                .as_array()
+                .is_some_and(|examples| !examples.is_empty())
+    };
+    // A property that is another component shows that component, whose own properties carry the examples.
+    let component = |schema: &Value| {
+        let referred = resolved(&document, schema);
+        schema["$ref"].is_string()
+            && (exemplified(referred) || referred["properties"].is_object() || referred["oneOf"].is_array())
+    };
+    for (owner, name, property) in all {
+        let alternatives: Vec<&Value> = ["oneOf", "allOf", "anyOf"]
+            .iter()
+            .flat_map(|composition| property[*composition].as_array().into_iter().flatten())
+            .collect();
+        assert!(
+            described(&property) || alternatives.iter().any(|alternative| described(alternative)),
+            "{owner}.{name} has a description: {property}"
+        );
+        let shown = exemplified(&property)
+            || component(&property)
+            || component(&property["items"])
+            || alternatives.iter().any(|alternative| component(alternative));
+        assert!(shown, "{owner}.{name} has an example: {property}");
+    }
+}
+
+/// The components a request body refers to, directly or within.
+fn request_components(document: &Value) -> BTreeSet<String> {
+    fn refer(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    found.push(name.to_owned());
+                }
+                map.values().for_each(|inner| refer(inner, found));
+            }
+            Value::Array(items) => items.iter().for_each(|inner| refer(inner, found)),
+            _ => {}
+        }
+    }
+    let mut pending = Vec::new();
+    for (_, _, operation) in operations(document) {
+        refer(&operation["requestBody"], &mut pending);
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if seen.insert(name.clone()) {
+            refer(&document["components"]["schemas"][&name], &mut pending);
+        }
+    }
+    seen
+}
+
+/// Every schema within `schema` (itself, properties, items, alternatives), with its JSON path.
+fn nested(schema: &Value, at: &str, found: &mut Vec<(String, Value)>) {
+    found.push((at.to_owned(), schema.clone()));
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        nested(property, &format!("{at}.{name}"), found);
+    }
+    if schema["items"].is_object() {
+        nested(&schema["items"], &format!("{at}[]"), found);
+    }
+    for composition in ["oneOf", "anyOf", "allOf"] {
+        for (index, option) in schema[composition].as_array().into_iter().flatten().enumerate() {
+            nested(option, &format!("{at}/{composition}{index}"), found);
+        }
+    }
+}
+
+fn types(schema: &Value) -> Vec<String> {
+    match &schema["type"] {
+        Value::String(one) => vec![one.clone()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => vec![],
+    }
+}
+
+#[test]
+fn every_text_and_integer_a_request_takes_states_its_form() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let components = request_components(&document);
+    assert!(components.len() > 10, "every request body was found: {components:?}");
+    let mut texts = 0;
+    for component in components {
+        let mut found = Vec::new();
+        nested(&document["components"]["schemas"][&component], &component, &mut found);
+        for (at, schema) in found {
+            let kinds = types(&schema);
+            if kinds.iter().any(|kind| kind == "string") {
+                texts += 1;
+                // The server refuses NUL in every text it reads: a pattern (that leaves NUL out of every class of
+                // characters it negates, and allows no character whatever), a set of values or a format says so.
+                let pattern = schema["pattern"].as_str();
+                let nul_free = |pattern: &str| {
+                    pattern.split("[^").skip(1).all(|class| class.starts_with(r"\u0000"))
+                        && !pattern.replace(r"\.", "").contains('.')
+                        || pattern.contains(r"[^\u0000]")
+                };
+                assert!(
+                    pattern.is_some_and(nul_free) || schema["enum"].is_array() || schema["format"] == "date-time",
+                    "{at} states that it holds no NUL: {schema}"
+                );
+            }
+            if kinds.iter().any(|kind| kind == "integer") {
+                assert_eq!(schema["format"], "int64", "{at} is a 64-bit integer: {schema}");
+            }
+        }
+    }
+    assert!(texts > 15, "every text was checked: {texts}");
+}
+
+/// The schema at `component.property` (a property of a component, or of the items of one of its array properties).
+fn property<'a>(document: &'a Value, component: &str, path: &[&str]) -> &'a Value {
+    let mut schema = &document["components"]["schemas"][component];
+    for step in path {
+        schema = if *step == "[]" {
+            &schema["items"]
+        } else {
+            &schema["properties"][step]
+        };
+        schema = resolved(document, schema);
+    }
+    assert!(schema.is_object(), "{component}.{path:?} is documented");
+    schema
+}
+
+#[test]
+fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let number = |value: &Value| value.as_f64().unwrap_or(f64::NAN);
+    // Hectares: greater than 0, at most the domain's bound, wherever a write takes them.
+    for (component, path) in [
+        ("NewPlot", vec!["area"]),
+        ("WorkOrderSupplyWrite", vec!["area_applied"]),
+        ("WorkOrderSupplyWrite", vec!["total_applied"]),
+        ("WorkOrderLabourWrite", vec!["area_applied"]),
+        ("NewSilobagCampaign", vec!["quantity_tn"]),
+    ] {
+        let schema = property(&document, component, &path);
+        assert_eq!(
+            number(&schema["exclusiveMinimum"]),
+            0.0,
+            "{component}.{path:?} is positive"
+        );
+    }
+    assert_eq!(
+        number(&property(&document, "NewPlot", &["area"])["maximum"]),
+        domain::MAX_HECTARES
+    );
+    let humidity = property(&document, "NewSilobagCampaign", &["grain_humidity_percent"]);
+    assert_eq!(
+        (number(&humidity["minimum"]), number(&humidity["maximum"])),
+        (0.0, 100.0)
+    );
+    let semaphore = property(&document, "NewSilobagCampaign", &["grain_quality_semaphore"]);
+    assert_eq!(
+        (number(&semaphore["minimum"]), number(&semaphore["maximum"])),
+        (1.0, 3.0)
+    );
+    for (name, bound) in [("latitude", 90.0), ("longitude", 180.0)] {
+        let schema = property(&document, "NewDevice", &[name]);
+        assert_eq!(
+            (number(&schema["minimum"]), number(&schema["maximum"])),
+            (-bound, bound),
+            "{name}"
+        );
+    }
+    // Sets of values: exactly those the domain takes.
+    let kinds: Vec<String> = property(&document, "NewDevice", &["kind"])["enum"]
+        .as_array()
+        .expect("kind is an enum")
+        .iter()
+        .filter_map(|kind| kind.as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(kinds.len(), 2);
+    for kind in &kinds {
+        assert!(
+            domain::field::DeviceKind::parse(kind).is_some(),
+            "the server takes {kind}"
+        );
+    }
+    assert_eq!(
+        property(&document, "WorkOrderHeaderWrite", &["system_id"])["enum"],
+        serde_json::json!(["third_party"])
+    );
+    // Lengths and counts.
+    let url = property(&document, "WebhookEndpointWrite", &["url"]);
+    assert_eq!(url["maxLength"], domain::webhooks::MAX_URL);
+    let description = property(&document, "WebhookEndpointWrite", &["description"]);
+    assert_eq!(description["maxLength"], domain::webhooks::MAX_DESCRIPTION);
+    for component in ["CampaignImport", "ObjectiveYieldUpdate"] {
+        let rows = property(&document, component, &["campaigns"]);
+        assert_eq!(
+            rows["maxItems"].as_u64(),
+            Some(domain::jobs::MAX_JOB_ROWS as u64),
+            "{component}"
+        );
+    }
+    let batch = &document["components"]["schemas"]["NewDeviceEvents"]["oneOf"][1];
+    assert_eq!(
+        batch["maxItems"].as_u64(),
+        Some(domain::field::MAX_DEVICE_EVENTS as u64)
+    );
+    // Query parameters of every list and of the feed.
+    let mut lists = 0;
+    for (path, method, operation) in operations(&document) {
+        for parameter in operation["parameters"].as_array().into_iter().flatten() {
+            let schema = &parameter["schema"];
+            match parameter["name"].as_str().unwrap_or_default() {
+                "page" => {
+                    lists += 1;
+                    assert_eq!(
+                        (schema["minimum"].as_i64(), schema["maximum"].as_i64()),
+                        (Some(1), Some(i64::MAX)),
+                        "{method} {path}"
+                    );
+                    assert_eq!(i64::MAX as u64, domain::page::MAX_PAGE);
+                }
+                "size" if path.ends_with("/events") => {
+                    assert_eq!(
+                        (schema["minimum"].as_u64(), schema["maximum"].as_u64()),
+                        (Some(1), Some(u64::from(domain::events::MAX_FEED_SIZE)))
+                    );
+                }
+                "size" => {
+                    assert_eq!(
+                        (schema["minimum"].as_u64(), schema["maximum"].as_u64()),
+                        (Some(1), Some(domain::page::MAX_PAGE_SIZE)),
+                        "{method} {path}"
+                    );
+                }
+                _ if parameter["in"] == "path" => {
+                    assert_eq!(
+                        (schema["minimum"].as_i64(), schema["maximum"].as_i64()),
+                        (Some(i64::MIN), Some(i64::MAX)),
+                        "{method} {path}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(lists > 40, "every list was checked: {lists}");
 }
