@@ -338,17 +338,6 @@ async fn the_demo_docs_page_offers_the_demo_account() {
     }
 }
 
-/// The document's operations: method, path and the operation.
-fn operations(document: &Value) -> Vec<(String, String, Value)> {
-    let mut found = Vec::new();
-    for (path, item) in document["paths"].as_object().expect("paths") {
-        for (method, operation) in item.as_object().expect("item") {
-            found.push((method.to_uppercase(), path.clone(), operation.clone()));
-        }
-    }
-    found
-}
-
 /// The source of the sample in `lang` of `operation`.
 fn sample(operation: &Value, lang: &str) -> String {
     operation["x-codeSamples"]
@@ -362,7 +351,8 @@ fn sample(operation: &Value, lang: &str) -> String {
 #[test]
 fn every_operation_has_its_curl_rust_and_python_samples() {
     let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
-    for (method, path, operation) in operations(&document) {
+    for (path, method, operation) in operations(&document) {
+        let method = method.to_uppercase();
         let description = operation["description"].as_str().unwrap_or_default();
         let id = operation["operationId"].as_str().expect("an id");
         for lang in ["Shell", "Rust", "Python"] {
@@ -394,8 +384,8 @@ async fn the_curl_samples_of_plain_reads_answer_success() {
     let token = app.token(integrator("AR")).await;
     let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
     let mut ran = 0;
-    for (method, path, operation) in operations(&document) {
-        if method != "GET" || path.contains('{') {
+    for (path, method, operation) in operations(&document) {
+        if method != "get" || path.contains('{') {
             continue;
         }
         let curl = sample(&operation, "Shell").replace(server::code_samples::BASE, &app.base);
@@ -710,6 +700,13 @@ fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
         for parameter in operation["parameters"].as_array().into_iter().flatten() {
             let schema = &parameter["schema"];
             match parameter["name"].as_str().unwrap_or_default() {
+                // A page's name (the guides') is one of a listed few; a record's id, below, any 64-bit integer.
+                _ if parameter["in"] == "path" && schema["type"] == "string" => {
+                    assert!(
+                        schema["enum"].as_array().is_some_and(|names| !names.is_empty()),
+                        "{method} {path}: {parameter}"
+                    );
+                }
                 "page" => {
                     lists += 1;
                     assert_eq!(
