@@ -108,14 +108,14 @@ fn event_types_pattern() -> String {
     format!("^{entry}(?:,{entry})*$")
 }
 
+/// An optional query parameter. Only the page and its size have an example: Swagger UI's try-it-out starts from the
+/// examples, and a filter's example (a date, a flag, a cursor) would turn an integrator's first try of a list into an
+/// empty or partial page. Each filter's description shows its form instead.
 fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     let example = match name {
-        "page" => json!(2),
-        "size" => json!(100),
-        "active" | "pending" | "executed" | "confirmed" => json!("1"),
-        "after" => json!("now"),
-        "types" => json!("work_order.*,plot.created"),
-        _ => json!("2025-06-01T00:00:00-03:00"),
+        "page" => Some(json!(1)),
+        "size" => Some(json!(100)),
+        _ => None,
     };
     ParameterBuilder::new()
         .name(name)
@@ -123,7 +123,7 @@ fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openap
         .required(Required::False)
         .description(Some(description))
         .schema(Some(schema.build()))
-        .example(Some(example))
+        .example(example)
         .build()
 }
 
@@ -216,7 +216,6 @@ pub fn list_parameters(generation: Generation, flags: &[&str]) -> Vec<utoipa::op
                 "The `ETag` of a copy of this page the client already has: 304, without a body, while it is current.",
             ))
             .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
-            .example(Some(json!("W/\"5d41402abc4b2a76b9719d91\"")))
             .build(),
     );
     parameters
