@@ -90,20 +90,9 @@ fn documented_answer(document: &Value, method: &str, path: &str, status: u16) ->
     schema.clone()
 }
 
-async fn served_document(app: &TestApp) -> Value {
-    app.client
-        .get(format!("{}/openapi.json", app.base))
-        .send()
-        .await
-        .expect("GET /openapi.json")
-        .json()
-        .await
-        .expect("the document in JSON")
-}
-
 /// Asserts `value` is what the document says `method path` answers with `status`.
 async fn assert_documented(app: &TestApp, method: &str, path: &str, status: u16, value: &Value) {
-    let document = served_document(app).await;
+    let document = app.served_document().await;
     let schema = documented_answer(&document, method, path, status);
     let breaches = violations(&document, &schema, value, "answer");
     assert!(
@@ -179,7 +168,7 @@ on_both_backends! {
     // fractions of a second, but the server accepts whole seconds with an offset only.
     async fn filter_dates_are_documented_as_the_server_reads_them(app) {
         let token = app.token(integrator("AR")).await;
-        let document = served_document(&app).await;
+        let document = app.served_document().await;
         let parameters = document["paths"][ESTABLISHMENTS]["get"]["parameters"].as_array().cloned().unwrap_or_default();
         let updated = parameters.iter().find(|p| p["name"] == "updated_at_from").expect("a documented date filter");
         assert_eq!(updated["schema"]["pattern"], r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$");
@@ -217,7 +206,7 @@ on_both_backends! {
     // allowed any integer. The document now bounds `page` by the largest 64-bit integer, which the server reads.
     async fn pages_up_to_the_documented_maximum_are_read_and_beyond_it_refused(app) {
         let token = app.token(integrator("AR")).await;
-        let document = served_document(&app).await;
+        let document = app.served_document().await;
         let page = document["paths"][ESTABLISHMENTS]["get"]["parameters"]
             .as_array()
             .and_then(|parameters| parameters.iter().find(|p| p["name"] == "page"))
@@ -287,7 +276,7 @@ on_both_backends! {
     // document gave only in prose. They are enums now, and a value outside one is 422 naming the values, as before.
     async fn values_outside_a_documented_set_are_422_naming_the_set(app) {
         let token = app.token(integrator("AR")).await;
-        let document = served_document(&app).await;
+        let document = app.served_document().await;
         let kinds = document["components"]["schemas"]["NewDevice"]["properties"]["kind"]["enum"].clone();
         assert_eq!(kinds, json!(["weather_station", "silobag_sensor"]));
         let device = json!({ "name": "Estación", "kind": "drone", "serial_number": "WS-1" });
@@ -306,7 +295,7 @@ on_both_backends! {
     // document now states the event types as a pattern, and every type and `<resource>.*` it allows is read.
     async fn every_event_type_the_document_allows_is_read(app) {
         let token = app.token(integrator("AR")).await;
-        let document = served_document(&app).await;
+        let document = app.served_document().await;
         let parameters = document["paths"]["/api/v3/third_party/events"]["get"]["parameters"].as_array().cloned().unwrap_or_default();
         let types = parameters.iter().find(|p| p["name"] == "types").expect("types is documented");
         let pattern = types["schema"]["pattern"].as_str().expect("a pattern");
@@ -327,7 +316,7 @@ on_both_backends! {
     // `default` in the document. Each is listed now; these are the ones a bad request to each kind of operation gets.
     async fn the_statuses_answered_are_the_ones_listed(app) {
         let token = app.token(integrator("AR")).await;
-        let document = served_document(&app).await;
+        let document = app.served_document().await;
         let listed = |method: &str, path: &str, status: StatusCode| {
             document["paths"][path][method]["responses"].get(status.as_str()).is_some()
         };

@@ -167,15 +167,7 @@ on_both_backends! {
 
     async fn every_link_of_a_guide_leads_somewhere(app) {
         let (languages, slugs) = languages_and_slugs();
-        let document: Value = app
-            .client
-            .get(format!("{}/openapi.json", app.base))
-            .send()
-            .await
-            .expect("GET")
-            .json()
-            .await
-            .expect("JSON");
+        let document = app.served_document().await;
         let mut operations = BTreeSet::new();
         for item in document["paths"].as_object().expect("paths").values() {
             for operation in item.as_object().expect("an item").values() {

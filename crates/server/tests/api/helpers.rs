@@ -368,6 +368,18 @@ impl TestApp {
         body
     }
 
+    /// The OpenAPI document as this server serves it at `/openapi.json`.
+    pub async fn served_document(&self) -> Value {
+        self.client
+            .get(format!("{}/openapi.json", self.base))
+            .send()
+            .await
+            .expect("GET /openapi.json")
+            .json()
+            .await
+            .expect("the document in JSON")
+    }
+
     /// An authenticated POST of JSON.
     pub async fn post(&self, path: &str, token: &str, body: &Value) -> Response {
         self.request(Method::POST, path)

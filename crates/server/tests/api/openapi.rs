@@ -194,15 +194,7 @@ fn the_header_token_names_the_documented_header() {
 async fn every_documented_operation_is_routed_and_served() {
     let app = TestApp::spawn_with(Backend::Sqlite, Setup::default()).await;
     let token = app.token(integrator("AR")).await;
-    let served: Value = app
-        .client
-        .get(format!("{}/openapi.json", app.base))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("JSON");
+    let served = app.served_document().await;
     assert_eq!(
         served,
         serde_json::to_value(server::openapi_document("SVC")).expect("JSON")
