@@ -115,6 +115,9 @@ impl Conditional {
         if self.if_none_match.as_ref().is_some_and(|value| names(value, &tag)) {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
+        // On the heap: the page's future holds every statement's state, and each layer the answer passes through
+        // (the kept-answer cache, then every middleware) would otherwise copy it whole as it moves it.
+        let produce = Box::pin(produce);
         let key = format!("{}\0{}", snapshot.society_id(), self.target);
         let render = async {
             // Room for a typical page at once: grown from empty, a 60 KB page is reallocated a dozen times. What a

@@ -19,8 +19,8 @@ use rusqlite::OptionalExtension;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer, BeginWrite, Db, Dialect, RowLock};
-use crate::list::{society_version, REFERENCE_VERSION};
+use crate::db::{with_reader, with_writer, Arg, BeginWrite, Db, Dialect, RowLock};
+use crate::list::{society_version, FromSqliteRow, REFERENCE_VERSION};
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
 /// The role an account needs to use the API.
@@ -251,17 +251,19 @@ struct RefreshRow {
     revoked_at: Option<i64>,
 }
 
-#[derive(sqlx::FromRow)]
-struct AccessRow {
-    user_id: i64,
-    expires_at: i64,
-    revoked_at: Option<i64>,
-    roles: String,
-    active: bool,
-    country: String,
-    time_zone: String,
-    society_version: i64,
-    reference_version: i64,
+crate::row_by_position! {
+    /// A token with its user and society, in the order the token check selects them.
+    struct AccessRow {
+        user_id: i64,
+        expires_at: i64,
+        revoked_at: Option<i64>,
+        roles: String,
+        active: bool,
+        country: String,
+        time_zone: String,
+        society_version: i64,
+        reference_version: i64,
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -499,24 +501,12 @@ impl Store {
             Db::Sqlite { inline, .. } => inline.read(|connection| {
                 connection
                     .prepare_cached(&ACCESS_SQLITE)?
-                    .query_row((society_id, &hash), |row| {
-                        Ok(AccessRow {
-                            user_id: row.get(0)?,
-                            expires_at: row.get(1)?,
-                            revoked_at: row.get(2)?,
-                            roles: row.get(3)?,
-                            active: row.get(4)?,
-                            country: row.get(5)?,
-                            time_zone: row.get(6)?,
-                            society_version: row.get(7)?,
-                            reference_version: row.get(8)?,
-                        })
-                    })
+                    .query_row((society_id, &hash), AccessRow::from_sqlite_row)
                     .optional()
             })?,
             Db::Postgres { token, .. } => {
                 token
-                    .fetch_optional(sqlx::query_as(&ACCESS_POSTGRES).bind(society_id).bind(hash))
+                    .fetch_optional(&ACCESS_POSTGRES, &[Arg::Int(society_id), Arg::Text(hash)])
                     .await?
             }
         };

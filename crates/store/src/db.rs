@@ -318,6 +318,32 @@ pub enum Arg {
     OptionalText(Option<String>),
 }
 
+impl Arg {
+    /// The type PostgreSQL is told the argument has when a statement is prepared: the one sqlx binds it as.
+    pub(crate) fn pg_type(&self) -> tokio_postgres::types::Type {
+        use tokio_postgres::types::Type;
+        match self {
+            Arg::Int(_) | Arg::OptionalInt(_) => Type::INT8,
+            Arg::Float(_) | Arg::OptionalFloat(_) => Type::FLOAT8,
+            Arg::Bool(_) => Type::BOOL,
+            Arg::Text(_) | Arg::OptionalText(_) => Type::TEXT,
+        }
+    }
+
+    /// The argument as `tokio-postgres` sends it.
+    pub(crate) fn pg_value(&self) -> &(dyn tokio_postgres::types::ToSql + Sync) {
+        match self {
+            Arg::Int(value) => value,
+            Arg::OptionalInt(value) => value,
+            Arg::Float(value) => value,
+            Arg::OptionalFloat(value) => value,
+            Arg::Bool(value) => value,
+            Arg::Text(value) => value,
+            Arg::OptionalText(value) => value,
+        }
+    }
+}
+
 impl From<i64> for Arg {
     fn from(value: i64) -> Self {
         Arg::Int(value)
@@ -584,8 +610,14 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.clone())
                 .await?;
-            let token = PgReaders::new("token", connect.clone(), PG_TOKEN_CONNECTIONS, options.acquire_timeout);
-            let read = PgReaders::new("read", connect, readers, options.acquire_timeout);
+            let reader_config = crate::pg_readers::reader_config(url, &connect);
+            let token = PgReaders::new(
+                "token",
+                reader_config.clone(),
+                PG_TOKEN_CONNECTIONS,
+                options.acquire_timeout,
+            );
+            let read = PgReaders::new("read", reader_config, readers, options.acquire_timeout);
             Ok(Db::Postgres {
                 pool: MeteredPool::new(pool, "main"),
                 token: Arc::new(token),

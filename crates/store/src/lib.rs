@@ -44,7 +44,7 @@ mod metered;
 pub mod metrics;
 mod migrate;
 pub mod pages;
-mod pg_readers;
+pub mod pg_readers;
 pub mod rate_limits;
 pub mod reference;
 pub mod render;
@@ -127,6 +127,32 @@ impl From<sqlx::Error> for StoreError {
             ),
             other => StoreError::Database(Box::new(other)),
         }
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    /// As for sqlx's errors: a server that went away, or was never reached, is unavailable; a pooler that lost the
+    /// readers' prepared statements is a configuration to fix.
+    fn from(error: tokio_postgres::Error) -> Self {
+        match error.code().map(tokio_postgres::error::SqlState::code) {
+            Some(code) if server_went_away(code) => StoreError::Unavailable(Box::new(error)),
+            Some(code @ ("26000" | "42P05")) => StoreError::Config(format!(
+                "{POOLER_WITHOUT_PREPARED_STATEMENTS} (PostgreSQL said {code}: {error})"
+            )),
+            Some(_) => StoreError::Database(Box::new(error)),
+            None if error.is_closed()
+                || std::error::Error::source(&error).is_some_and(|source| source.is::<std::io::Error>()) =>
+            {
+                StoreError::Unavailable(Box::new(error))
+            }
+            None => StoreError::Database(Box::new(error)),
+        }
+    }
+}
+
+impl From<pg_readers::ColumnError> for StoreError {
+    fn from(error: pg_readers::ColumnError) -> Self {
+        StoreError::Database(Box::new(error))
     }
 }
 

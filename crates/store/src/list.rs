@@ -17,6 +17,7 @@ use wire::Page;
 
 use crate::db::{bind_args, with_reader, Arg, Db, Dialect, Sql};
 use crate::pages::{PageIndex, PageRows};
+use crate::pg_readers::FromPgRow;
 use crate::{Render, Scope, Store, StoreError};
 
 /// Whose rows a resource holds.
@@ -104,6 +105,20 @@ macro_rules! row_by_position {
             }
         }
 
+        impl $crate::pg_readers::FromPgRow for $row {
+            fn from_pg_row(
+                row: &::tokio_postgres::Row,
+            ) -> ::std::result::Result<Self, $crate::pg_readers::ColumnError> {
+                let mut column = 0;
+                Ok(Self {
+                    $($field: {
+                        column += 1;
+                        $crate::pg_readers::column(row, column - 1)?
+                    },)*
+                })
+            }
+        }
+
         impl<'r, R: ::sqlx::Row> ::sqlx::FromRow<'r, R> for $row
         where
             usize: ::sqlx::ColumnIndex<R>,
@@ -125,7 +140,7 @@ macro_rules! row_by_position {
 /// A readable resource: its declaration, its row and its wire shape.
 pub trait Resource: Send + Sync + 'static {
     /// One row as selected by [`ListSpec::columns`].
-    type Row: FromSqliteRow + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin;
+    type Row: FromSqliteRow + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + FromPgRow + Send + Unpin;
     /// The wire shape of one item.
     type Item: Serialize + Send + 'static;
     /// How the resource is read.
@@ -375,7 +390,7 @@ impl Store {
                     .query_row((society_id, table), |row| row.get(0))
             }),
             Db::Postgres { read, .. } => {
-                read.fetch_scalar(sqlx::query_scalar(VERSION).bind(society_id).bind(table))
+                read.fetch_scalar(VERSION, &[Arg::Int(society_id), Arg::Text(table.to_owned())])
                     .await
             }
         }
@@ -441,14 +456,11 @@ impl Store {
     /// pool's ping.
     pub(crate) async fn select_rows<T>(&self, sql: &Sql) -> Result<Vec<T>, StoreError>
     where
-        T: FromSqliteRow + for<'r> FromRow<'r, PgRow> + Send + Unpin,
+        T: FromSqliteRow + FromPgRow,
     {
         match &self.db {
             Db::Sqlite { inline, .. } => inline.read(|connection| crate::inline::rows(connection, sql)),
-            Db::Postgres { read, .. } => {
-                read.fetch_all(bind_args!(sqlx::query_as::<_, T>(&sql.text), &sql.args))
-                    .await
-            }
+            Db::Postgres { read, .. } => read.fetch_all(&sql.text, &sql.args).await,
         }
     }
 }

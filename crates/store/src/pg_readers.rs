@@ -6,44 +6,226 @@
 //! connections are handed out and taken back without a word to the server: a connection is kept only when its read
 //! was answered, so one the server dropped, or one left mid-statement by an abandoned request, is closed instead of
 //! reused. Writes and background work keep sqlx's pool, whose transactions need its care.
+//!
+//! The connections are `tokio-postgres` clients. sqlx's driver hands each row of an answer on through an async stream
+//! of its own, a quarter of an uncached page's CPU in the server; `tokio-postgres` reads the answer into its buffer
+//! and the rows are decoded where they lie. Each connection prepares a statement once, with the argument types sqlx
+//! would bind, and keeps it.
 
+use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgRow};
-use sqlx::query::{QueryAs, QueryScalar};
-use sqlx::{Connection, FromRow, Postgres};
+use sqlx::postgres::PgConnectOptions;
 use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_postgres::types::{FromSql, ToSql, Type};
+use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
+use crate::db::Arg;
 use crate::metered::{Waiting, ACQUIRE_WAIT};
 use crate::metrics::PoolVitals;
 use crate::StoreError;
 
+/// Statements a connection keeps prepared; past this it forgets them all and prepares again as they come. A list's
+/// statement differs by its filters, so the set is bounded, not fixed.
+const STATEMENTS_KEPT: usize = 256;
+
+/// A row decoded column by column in the order selected. [`row_by_position!`](crate::row_by_position) writes it.
+pub trait FromPgRow: Sized {
+    /// The row's fields from `row`'s columns, in order.
+    fn from_pg_row(row: &Row) -> Result<Self, ColumnError>;
+}
+
+/// A column that could not become its field.
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnError {
+    /// The statement selected fewer columns than the row has fields.
+    #[error("column {0} was not selected")]
+    Missing(usize),
+    /// NULL, for a field that cannot be absent.
+    #[error("column {0} is null")]
+    Null(usize),
+    /// A value whose binary form is not the field's type.
+    #[error("column {0} does not decode as {1}")]
+    Type(usize, &'static str),
+}
+
+/// One field's value from PostgreSQL's binary form of a column, as sqlx's unchecked decoding read it: an integer
+/// of any width, a float of either, whatever the column's declared type. Written here because `tokio-postgres`'s
+/// own decoding refuses an `integer` column for an `i64` field, and the rows were declared for sqlx.
+pub trait PgColumn: Sized {
+    /// The value from its bytes; `None` is NULL. `column` names the column in an error.
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError>;
+}
+
+impl PgColumn for i64 {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        match *bytes.ok_or(ColumnError::Null(column))? {
+            [a, b, c, d, e, f, g, h] => Ok(i64::from_be_bytes([a, b, c, d, e, f, g, h])),
+            [a, b, c, d] => Ok(i64::from(i32::from_be_bytes([a, b, c, d]))),
+            [a, b] => Ok(i64::from(i16::from_be_bytes([a, b]))),
+            _ => Err(ColumnError::Type(column, "an integer")),
+        }
+    }
+}
+
+impl PgColumn for f64 {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        match *bytes.ok_or(ColumnError::Null(column))? {
+            [a, b, c, d, e, f, g, h] => Ok(f64::from_be_bytes([a, b, c, d, e, f, g, h])),
+            [a, b, c, d] => Ok(f64::from(f32::from_be_bytes([a, b, c, d]))),
+            _ => Err(ColumnError::Type(column, "a float")),
+        }
+    }
+}
+
+impl PgColumn for bool {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        match *bytes.ok_or(ColumnError::Null(column))? {
+            [byte] => Ok(byte != 0),
+            _ => Err(ColumnError::Type(column, "a boolean")),
+        }
+    }
+}
+
+impl PgColumn for String {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        let bytes = bytes.ok_or(ColumnError::Null(column))?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| ColumnError::Type(column, "text"))
+    }
+}
+
+impl<T: PgColumn> PgColumn for Option<T> {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        bytes.map(|bytes| T::decode(column, Some(bytes))).transpose()
+    }
+}
+
+/// A column's bytes as PostgreSQL sent them, whatever its type, for [`PgColumn`] to decode.
+struct ColumnBytes<'a>(Option<&'a [u8]>);
+
+impl<'a> FromSql<'a> for ColumnBytes<'a> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Self(Some(raw)))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Self(None))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// Column `index` of `row` as `T`.
+pub fn column<T: PgColumn>(row: &Row, index: usize) -> Result<T, ColumnError> {
+    let bytes: ColumnBytes<'_> = row.try_get(index).map_err(|_| ColumnError::Missing(index))?;
+    T::decode(index, bytes.0)
+}
+
+/// The connection settings of the readers: those sqlx reads from the URL and the environment (host or socket, port,
+/// user, database, application name, options), and the password from the URL or `PGPASSWORD`.
+pub(crate) fn reader_config(url: &str, options: &PgConnectOptions) -> Config {
+    let mut config = Config::new();
+    match options.get_socket() {
+        Some(directory) => config.host_path(directory),
+        None if options.get_host().starts_with('/') => config.host_path(options.get_host()),
+        None => config.host(options.get_host()),
+    };
+    config.port(options.get_port()).user(options.get_username());
+    if let Some(database) = options.get_database() {
+        config.dbname(database);
+    }
+    if let Some(name) = options.get_application_name() {
+        config.application_name(name);
+    }
+    if let Some(startup_options) = options.get_options() {
+        config.options(startup_options);
+    }
+    // The password as written in the URL's authority, decoded; `tokio-postgres` reads that part as sqlx does, but
+    // refuses query parameters it does not know, so the query is read apart.
+    let (authority, query) = url.split_once('?').unwrap_or((url, ""));
+    let password = url::form_urlencoded::parse(query.as_bytes())
+        .find(|(key, _)| key == "password")
+        .map(|(_, value)| value.into_owned().into_bytes())
+        .or_else(|| {
+            authority
+                .parse::<Config>()
+                .ok()
+                .and_then(|config| config.get_password().map(<[u8]>::to_vec))
+        })
+        .or_else(|| std::env::var("PGPASSWORD").ok().map(String::into_bytes));
+    if let Some(password) = password {
+        config.password(password);
+    }
+    config
+}
+
 /// A set of connections to PostgreSQL for short reads, at most a fixed number of them.
-#[derive(Debug)]
 pub(crate) struct PgReaders {
     /// `read` or `token`: the set's label in the metrics.
     name: &'static str,
-    options: PgConnectOptions,
+    config: Config,
     max: u32,
     permits: Semaphore,
-    idle: Mutex<Vec<PgConnection>>,
+    idle: Mutex<Vec<Reader>>,
     /// Connections open, held or idle.
     open: AtomicU32,
     waiting: AtomicU32,
     acquire_timeout: Duration,
 }
 
+impl std::fmt::Debug for PgReaders {
+    /// Without the configuration, which holds the password.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("PgReaders")
+            .field("name", &self.name)
+            .field("max", &self.max)
+            .field("open", &self.open)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One connection and the statements it has prepared.
+struct Reader {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+impl Reader {
+    /// The rows `text` selects with `args`, preparing it first on this connection if it has not yet.
+    async fn query(&mut self, text: &str, args: &[Arg]) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let statement = match self.statements.get(text) {
+            Some(statement) => statement.clone(),
+            None => {
+                let types: Vec<Type> = args.iter().map(Arg::pg_type).collect();
+                let statement = self.client.prepare_typed(text, &types).await?;
+                if self.statements.len() >= STATEMENTS_KEPT {
+                    self.statements.clear();
+                }
+                self.statements.insert(text.to_owned(), statement.clone());
+                statement
+            }
+        };
+        let values: Vec<&(dyn ToSql + Sync)> = args.iter().map(Arg::pg_value).collect();
+        self.client.query(&statement, &values).await
+    }
+}
+
 impl PgReaders {
-    /// At most `connections` (at least one) connections made with `options`, named `name` in the metrics; a read waits
+    /// At most `connections` (at least one) connections made with `config`, named `name` in the metrics; a read waits
     /// at most `acquire_timeout` for one.
-    pub fn new(name: &'static str, options: PgConnectOptions, connections: u32, acquire_timeout: Duration) -> Self {
+    pub fn new(name: &'static str, config: Config, connections: u32, acquire_timeout: Duration) -> Self {
         let max = connections.max(1);
         Self {
             name,
-            options,
+            config,
             max,
             permits: Semaphore::new(usize::try_from(max).unwrap_or(1)),
             idle: Mutex::new(Vec::new()),
@@ -53,70 +235,88 @@ impl PgReaders {
         }
     }
 
-    /// An idle connection, or a new one.
+    /// An idle connection that is still open, or a new one.
     async fn acquire(&self) -> Result<ReaderConnection<'_>, StoreError> {
         let asked = Instant::now();
         let waiting = Waiting::enter(&self.waiting);
         let wait = async {
-            let permit = self.permits.acquire().await.map_err(|_| sqlx::Error::PoolClosed)?;
-            let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-            let connection = match idle {
-                Some(connection) => connection,
-                None => {
-                    let connection = PgConnection::connect_with(&self.options).await?;
-                    self.open.fetch_add(1, Ordering::Relaxed);
-                    connection
+            let permit = self
+                .permits
+                .acquire()
+                .await
+                .map_err(|_| StoreError::from(sqlx::Error::PoolClosed))?;
+            let idle = loop {
+                let next = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+                match next {
+                    Some(reader) if reader.client.is_closed() => {
+                        self.open.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    other => break other,
                 }
             };
-            Ok::<_, sqlx::Error>(ReaderConnection {
+            let reader = match idle {
+                Some(reader) => reader,
+                None => {
+                    // Boxed: `tokio-postgres`'s connect future, nested inside every handler's, made their types too
+                    // deep for the compiler to lay out.
+                    let (client, connection) = Box::pin(self.config.connect(NoTls)).await?;
+                    tokio::spawn(async move {
+                        if let Err(error) = connection.await {
+                            tracing::debug!(%error, "a request reads' connection to PostgreSQL ended");
+                        }
+                    });
+                    self.open.fetch_add(1, Ordering::Relaxed);
+                    Reader {
+                        client,
+                        statements: HashMap::new(),
+                    }
+                }
+            };
+            Ok::<_, StoreError>(ReaderConnection {
                 readers: self,
-                connection: Some(connection),
+                reader: Some(reader),
                 _permit: permit,
             })
         };
         let connection = tokio::time::timeout(self.acquire_timeout, wait).await;
         drop(waiting);
         ::metrics::histogram!(ACQUIRE_WAIT, "pool" => self.name).record(asked.elapsed().as_secs_f64());
-        connection
-            .map_err(|_| StoreError::from(sqlx::Error::PoolTimedOut))?
-            .map_err(StoreError::from)
+        connection.map_err(|_| StoreError::from(sqlx::Error::PoolTimedOut))?
     }
 
-    /// Every row `query` selects.
-    pub async fn fetch_all<'q, T>(&self, query: QueryAs<'q, Postgres, T, PgArguments>) -> Result<Vec<T>, StoreError>
-    where
-        T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-    {
+    /// The rows `text` selects with `args`.
+    async fn query(&self, text: &str, args: &[Arg]) -> Result<Vec<Row>, StoreError> {
         let mut connection = self.acquire().await?;
-        let rows = query.fetch_all(&mut *connection).await;
+        // On the heap, as the connect future is: inline, it made every handler's future larger, and each middleware
+        // copies a handler's future whole as it boxes it.
+        let rows = Box::pin(connection.query(text, args)).await;
         connection.keep_after(&rows);
         Ok(rows?)
     }
 
-    /// The row `query` selects, if any.
-    pub async fn fetch_optional<'q, T>(
-        &self,
-        query: QueryAs<'q, Postgres, T, PgArguments>,
-    ) -> Result<Option<T>, StoreError>
-    where
-        T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-    {
-        let mut connection = self.acquire().await?;
-        let row = query.fetch_optional(&mut *connection).await;
-        connection.keep_after(&row);
-        Ok(row?)
+    /// Every row `text` selects with `args`.
+    pub async fn fetch_all<T: FromPgRow>(&self, text: &str, args: &[Arg]) -> Result<Vec<T>, StoreError> {
+        self.query(text, args)
+            .await?
+            .iter()
+            .map(|row| T::from_pg_row(row).map_err(StoreError::from))
+            .collect()
     }
 
-    /// The one value `query` selects.
-    pub async fn fetch_scalar<'q, T>(&self, query: QueryScalar<'q, Postgres, T, PgArguments>) -> Result<T, StoreError>
-    where
-        T: Send + Unpin,
-        (T,): for<'r> FromRow<'r, PgRow>,
-    {
-        let mut connection = self.acquire().await?;
-        let value = query.fetch_one(&mut *connection).await;
-        connection.keep_after(&value);
-        Ok(value?)
+    /// The first row `text` selects with `args`, if any.
+    pub async fn fetch_optional<T: FromPgRow>(&self, text: &str, args: &[Arg]) -> Result<Option<T>, StoreError> {
+        self.query(text, args)
+            .await?
+            .first()
+            .map(|row| T::from_pg_row(row).map_err(StoreError::from))
+            .transpose()
+    }
+
+    /// The first column of the one row `text` selects with `args`.
+    pub async fn fetch_scalar<T: PgColumn>(&self, text: &str, args: &[Arg]) -> Result<T, StoreError> {
+        let rows = self.query(text, args).await?;
+        let row = rows.first().ok_or_else(|| StoreError::from(sqlx::Error::RowNotFound))?;
+        Ok(column(row, 0)?)
     }
 
     /// The set's figures now, for the metrics.
@@ -133,23 +333,27 @@ impl PgReaders {
 }
 
 /// A connection of a [`PgReaders`], closed when dropped unless [`ReaderConnection::keep_after`] kept it.
-pub(crate) struct ReaderConnection<'r> {
+struct ReaderConnection<'r> {
     readers: &'r PgReaders,
-    connection: Option<PgConnection>,
+    reader: Option<Reader>,
     _permit: SemaphorePermit<'r>,
 }
 
 impl ReaderConnection<'_> {
-    /// Keeps the connection for the next read when `result` shows the server answered: rows, no row, or an error of
-    /// its own about the statement.
-    fn keep_after<T>(mut self, result: &Result<T, sqlx::Error>) {
-        if matches!(result, Ok(_) | Err(sqlx::Error::Database(_))) {
-            if let Some(connection) = self.connection.take() {
+    /// Keeps the connection for the next read when `result` shows the server answered: rows, or an error of its own
+    /// about the statement.
+    fn keep_after<T>(mut self, result: &Result<T, tokio_postgres::Error>) {
+        let answered = match result {
+            Ok(_) => true,
+            Err(error) => error.as_db_error().is_some() && !error.is_closed(),
+        };
+        if answered {
+            if let Some(reader) = self.reader.take() {
                 self.readers
                     .idle
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .push(connection);
+                    .push(reader);
             }
         }
     }
@@ -157,26 +361,64 @@ impl ReaderConnection<'_> {
 
 impl Drop for ReaderConnection<'_> {
     fn drop(&mut self) {
-        if self.connection.take().is_some() {
+        if self.reader.take().is_some() {
             self.readers.open.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }
 
 impl Deref for ReaderConnection<'_> {
-    type Target = PgConnection;
+    type Target = Reader;
 
-    fn deref(&self) -> &PgConnection {
-        self.connection
-            .as_ref()
-            .expect("a connection until it is kept or dropped")
+    fn deref(&self) -> &Reader {
+        self.reader.as_ref().expect("a connection until it is kept or dropped")
     }
 }
 
 impl DerefMut for ReaderConnection<'_> {
-    fn deref_mut(&mut self) -> &mut PgConnection {
-        self.connection
-            .as_mut()
-            .expect("a connection until it is kept or dropped")
+    fn deref_mut(&mut self) -> &mut Reader {
+        self.reader.as_mut().expect("a connection until it is kept or dropped")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_of_every_width_and_floats_of_either_decode_as_sqlx_read_them() {
+        assert_eq!(i64::decode(0, Some(&(-5_i64).to_be_bytes())).ok(), Some(-5));
+        assert_eq!(i64::decode(0, Some(&(-5_i32).to_be_bytes())).ok(), Some(-5));
+        assert_eq!(i64::decode(0, Some(&7_i16.to_be_bytes())).ok(), Some(7));
+        assert_eq!(f64::decode(0, Some(&45.25_f64.to_be_bytes())).ok(), Some(45.25));
+        assert_eq!(f64::decode(0, Some(&0.5_f32.to_be_bytes())).ok(), Some(0.5));
+        assert_eq!(bool::decode(0, Some(&[1])).ok(), Some(true));
+        assert_eq!(String::decode(0, Some("Ação".as_bytes())).ok().as_deref(), Some("Ação"));
+        assert_eq!(Option::<i64>::decode(0, None).ok(), Some(None));
+    }
+
+    #[test]
+    fn null_and_foreign_values_are_refused_with_their_column() {
+        assert!(matches!(i64::decode(3, None), Err(ColumnError::Null(3))));
+        assert!(matches!(i64::decode(2, Some(&[1, 2, 3])), Err(ColumnError::Type(2, _))));
+        assert!(matches!(
+            String::decode(1, Some(&[0xff, 0xfe])),
+            Err(ColumnError::Type(1, _))
+        ));
+        assert!(matches!(bool::decode(0, Some(&[0, 1])), Err(ColumnError::Type(0, _))));
+    }
+
+    #[test]
+    fn the_readers_connect_as_the_url_and_the_environment_say() {
+        let url = "postgres://api:s%3Acret@db.example:6543/tranquera?application_name=tq";
+        let options: PgConnectOptions = url.parse().expect("a URL sqlx reads");
+        let config = reader_config(url, &options);
+        assert_eq!(config.get_user(), Some("api"));
+        assert_eq!(config.get_password(), Some(&b"s:cret"[..]));
+        assert_eq!(config.get_dbname(), Some("tranquera"));
+        assert_eq!(config.get_ports(), &[6543]);
+        assert_eq!(config.get_application_name(), Some("tq"));
+        assert!(matches!(config.get_hosts(), [tokio_postgres::config::Host::Tcp(host)] if host == "db.example"));
+        assert!(!format!("{:?}", PgReaders::new("read", config, 1, Duration::from_secs(1))).contains("cret"));
     }
 }
