@@ -610,7 +610,7 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect.clone())
                 .await?;
-            let reader_config = crate::pg_readers::reader_config(url, &connect);
+            let reader_config = crate::pg_readers::reader_config(&connect);
             let token = PgReaders::new(
                 "token",
                 reader_config.clone(),

@@ -79,7 +79,8 @@ pub trait FromSqliteRow: Sized {
 }
 
 /// Declares a row struct that reads its fields from the columns in declaration order (so the struct's fields must be
-/// in the order its statements select them): its [`FromSqliteRow`], and sqlx's `FromRow` for either backend. sqlx's
+/// in the order its statements select them): its [`FromSqliteRow`], its [`FromPgRow`] for PostgreSQL's request reads
+/// ([`crate::pg_readers`]), and sqlx's `FromRow` for either backend, which the writes and background work use. sqlx's
 /// derived `FromRow` looks every column up by name, and checks each column's declared type against the field's
 /// before decoding it: each several percent of an uncached PostgreSQL page's time in the server. The statements are
 /// declared beside their rows, and the suite reads every resource on both backends, so the check is left out

@@ -128,9 +128,10 @@ pub fn column<T: PgColumn>(row: &Row, index: usize) -> Result<T, ColumnError> {
     T::decode(index, bytes.0)
 }
 
-/// The connection settings of the readers: those sqlx reads from the URL and the environment (host or socket, port,
-/// user, database, application name, options), and the password from the URL or `PGPASSWORD`.
-pub(crate) fn reader_config(url: &str, options: &PgConnectOptions) -> Config {
+/// The connection settings of the readers: those sqlx resolved from the URL, the environment and `.pgpass` (host or
+/// socket, port, user, password, database, application name, options), so that both kinds of connection reach the
+/// same server as the same user.
+pub(crate) fn reader_config(options: &PgConnectOptions) -> Config {
     let mut config = Config::new();
     match options.get_socket() {
         Some(directory) => config.host_path(directory),
@@ -147,21 +148,9 @@ pub(crate) fn reader_config(url: &str, options: &PgConnectOptions) -> Config {
     if let Some(startup_options) = options.get_options() {
         config.options(startup_options);
     }
-    // The password as written in the URL's authority, decoded; `tokio-postgres` reads that part as sqlx does, but
-    // refuses query parameters it does not know, so the query is read apart.
-    let (authority, query) = url.split_once('?').unwrap_or((url, ""));
-    let password = url::form_urlencoded::parse(query.as_bytes())
-        .find(|(key, _)| key == "password")
-        .map(|(_, value)| value.into_owned().into_bytes())
-        .or_else(|| {
-            authority
-                .parse::<Config>()
-                .ok()
-                .and_then(|config| config.get_password().map(<[u8]>::to_vec))
-        })
-        .or_else(|| std::env::var("PGPASSWORD").ok().map(String::into_bytes));
-    if let Some(password) = password {
-        config.password(password);
+    // sqlx has no getter for the password it resolved; the URL it writes of its options carries it, encoded.
+    if let Some(password) = sqlx::ConnectOptions::to_url_lossy(options).password() {
+        config.password(percent_encoding::percent_decode_str(password).collect::<Vec<u8>>());
     }
     config
 }
@@ -412,7 +401,7 @@ mod tests {
     fn the_readers_connect_as_the_url_and_the_environment_say() {
         let url = "postgres://api:s%3Acret@db.example:6543/tranquera?application_name=tq";
         let options: PgConnectOptions = url.parse().expect("a URL sqlx reads");
-        let config = reader_config(url, &options);
+        let config = reader_config(&options);
         assert_eq!(config.get_user(), Some("api"));
         assert_eq!(config.get_password(), Some(&b"s:cret"[..]));
         assert_eq!(config.get_dbname(), Some("tranquera"));
