@@ -72,6 +72,18 @@ impl InlineReader {
 
 /// The rows `sql` selects on `connection`, each decoded by `T`.
 pub(crate) fn rows<T: FromSqliteRow>(connection: &Connection, sql: &Sql) -> rusqlite::Result<Vec<T>> {
+    let mut decoded = Vec::new();
+    each_row(connection, sql, |row| decoded.push(row))?;
+    Ok(decoded)
+}
+
+/// Hands `each` every row `sql` selects on `connection`, decoded by `T`, as it is read: a list's ids for its page
+/// index are a million rows for the largest lists, and need not all be held at once.
+pub(crate) fn each_row<T: FromSqliteRow>(
+    connection: &Connection,
+    sql: &Sql,
+    mut each: impl FnMut(T),
+) -> rusqlite::Result<()> {
     // The field sqlx's own statement log uses, so one filter (`RUST_LOG=sqlx::query=debug,store::inline=debug`) shows
     // every statement a request runs.
     tracing::debug!(db.statement = %sql.text, "inline read");
@@ -89,11 +101,10 @@ pub(crate) fn rows<T: FromSqliteRow>(connection: &Connection, sql: &Sql) -> rusq
         statement.raw_bind_parameter(index, argument)?;
     }
     let mut rows = statement.raw_query();
-    let mut decoded = Vec::new();
     while let Some(row) = rows.next()? {
-        decoded.push(T::from_sqlite_row(row)?);
+        each(T::from_sqlite_row(row)?);
     }
-    Ok(decoded)
+    Ok(())
 }
 
 impl rusqlite::ToSql for Arg {

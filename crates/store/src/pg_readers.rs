@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use futures_util::TryStreamExt;
 use sqlx::postgres::PgConnectOptions;
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::types::{FromSql, ToSql, Type};
@@ -190,20 +191,42 @@ struct Reader {
 impl Reader {
     /// The rows `text` selects with `args`, preparing it first on this connection if it has not yet.
     async fn query(&mut self, text: &str, args: &[Arg]) -> Result<Vec<Row>, tokio_postgres::Error> {
-        let statement = match self.statements.get(text) {
-            Some(statement) => statement.clone(),
-            None => {
-                let types: Vec<Type> = args.iter().map(Arg::pg_type).collect();
-                let statement = self.client.prepare_typed(text, &types).await?;
-                if self.statements.len() >= STATEMENTS_KEPT {
-                    self.statements.clear();
-                }
-                self.statements.insert(text.to_owned(), statement.clone());
-                statement
-            }
-        };
+        let statement = self.statement(text, args).await?;
         let values: Vec<&(dyn ToSql + Sync)> = args.iter().map(Arg::pg_value).collect();
         self.client.query(&statement, &values).await
+    }
+
+    /// Hands `each` every row `text` selects with `args` as it arrives, none of them kept.
+    async fn each_row(
+        &mut self,
+        text: &str,
+        args: &[Arg],
+        mut each: impl FnMut(&Row) + Send,
+    ) -> Result<(), tokio_postgres::Error> {
+        let statement = self.statement(text, args).await?;
+        let rows = self
+            .client
+            .query_raw(&statement, args.iter().map(Arg::pg_value))
+            .await?;
+        let mut rows = std::pin::pin!(rows);
+        while let Some(row) = rows.try_next().await? {
+            each(&row);
+        }
+        Ok(())
+    }
+
+    /// The statement of `text` with the types of `args`, prepared on this connection the first time it is asked.
+    async fn statement(&mut self, text: &str, args: &[Arg]) -> Result<Statement, tokio_postgres::Error> {
+        if let Some(statement) = self.statements.get(text) {
+            return Ok(statement.clone());
+        }
+        let types: Vec<Type> = args.iter().map(Arg::pg_type).collect();
+        let statement = self.client.prepare_typed(text, &types).await?;
+        if self.statements.len() >= STATEMENTS_KEPT {
+            self.statements.clear();
+        }
+        self.statements.insert(text.to_owned(), statement.clone());
+        Ok(statement)
     }
 }
 
@@ -281,6 +304,32 @@ impl PgReaders {
         let rows = Box::pin(connection.query(text, args)).await;
         connection.keep_after(&rows);
         Ok(rows?)
+    }
+
+    /// Hands `each` every row `text` selects with `args`, decoded by `T`, as it arrives: a list's ids for its page
+    /// index are a million rows for the largest lists, and need not all be held at once.
+    pub async fn for_each<T: FromPgRow>(
+        &self,
+        text: &str,
+        args: &[Arg],
+        mut each: impl FnMut(T) + Send,
+    ) -> Result<(), StoreError> {
+        let mut connection = self.acquire().await?;
+        let mut undecodable = None;
+        let read = Box::pin(connection.each_row(text, args, |row| match T::from_pg_row(row) {
+            Ok(decoded) if undecodable.is_none() => each(decoded),
+            Ok(_) => {}
+            Err(error) => {
+                undecodable.get_or_insert(error);
+            }
+        }))
+        .await;
+        connection.keep_after(&read);
+        read?;
+        match undecodable {
+            Some(error) => Err(error.into()),
+            None => Ok(()),
+        }
     }
 
     /// Every row `text` selects with `args`.
