@@ -52,12 +52,12 @@ pub enum SqliteSync {
 }
 
 /// The most reader connections to SQLite, whatever the pool size says. Requests read pages, records and tokens on
-/// their own threads ([`crate::inline`]); these serve page-index builds and background work. Each has a thread and a
-/// page cache of its own (about 2.5 MB resident), and more than two measured no faster.
+/// their own threads, and page indexes on the blocking threads ([`crate::inline`]); these serve background work.
+/// Each has a thread and a page cache of its own (about 2.5 MB resident), and more than two measured no faster.
 const MAX_SQLITE_READERS: u32 = 2;
 
 /// Each reader's page cache (`cache_size`, negative for KiB): 512 KiB rather than SQLite's 2 MiB, since the operating
-/// system caches the database file anyway and a page index scan would otherwise fill every reader's cache.
+/// system caches the database file anyway.
 const READER_CACHE: &str = "-512";
 
 /// Pages of write-ahead log after which the writer copies them into the database (`wal_autocheckpoint`, 40 MiB
@@ -84,7 +84,7 @@ pub(crate) enum Db {
     },
     /// PostgreSQL handles concurrent writers itself. A request's reads go through [`PgReaders`] instead of the
     /// pool: its token check through `token`, its page rows, records and table versions through `read`. The pool
-    /// keeps writes, page-index builds and background work.
+    /// keeps writes and background work.
     Postgres {
         pool: MeteredPool<sqlx::Postgres>,
         token: Arc<PgReaders>,
