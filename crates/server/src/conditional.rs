@@ -5,6 +5,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -98,7 +99,16 @@ fn write_json<T: Serialize>(body: &mut Vec<u8>, value: &T) -> Result<(), ApiErro
 impl Conditional {
     /// 304 when the client's copy is current; otherwise the body `produce` makes (or the same body kept from an
     /// earlier answer while `snapshot` shows the same data), with its `ETag`.
-    pub async fn answer<T, F>(self, snapshot: &Snapshot, scoping: Scoping, produce: F) -> Result<Response, ApiError>
+    ///
+    /// `produce` comes boxed: the page's future holds every statement's state, and were it passed by value, it would
+    /// sit inside this future and the handler's, and each move of them would copy it whole. A kept page never runs
+    /// it, and copying it was an eighth of a kept page's instructions (docs/performance.md).
+    pub async fn answer<T, F>(
+        self,
+        snapshot: &Snapshot,
+        scoping: Scoping,
+        produce: Pin<Box<F>>,
+    ) -> Result<Response, ApiError>
     where
         T: Serialize,
         F: Future<Output = Result<T, ApiError>>,
@@ -115,9 +125,6 @@ impl Conditional {
         if self.if_none_match.as_ref().is_some_and(|value| names(value, &tag)) {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
-        // On the heap: the page's future holds every statement's state, and each layer the answer passes through
-        // (the kept-answer cache, then every middleware) would otherwise copy it whole as it moves it.
-        let produce = Box::pin(produce);
         let key = format!("{}\0{}", snapshot.society_id(), self.target);
         let render = async {
             // Room for a typical page at once: grown from empty, a 60 KB page is reallocated a dozen times. What a

@@ -75,7 +75,7 @@ fn random_hex<const N: usize>() -> String {
             break;
         }
     }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    store::hex(&bytes)
 }
 
 /// Takes up or starts the request's trace (see the module's doc), for the log span to read, and names it in the

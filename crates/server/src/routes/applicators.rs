@@ -86,10 +86,10 @@ async fn list(
     query: ListQuery<V3>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let page = state
-        .store
-        .list::<Applicators>(&caller.scope, &query.filters, query.page, state.config.next_page);
-    let page = async {
+    let page = Box::pin(async {
+        let page = state
+            .store
+            .list::<Applicators>(&caller.scope, &query.filters, query.page, state.config.next_page);
         page.await.map_err(|error| match error {
             ListError::Page(PageError::PastLastPage { requested, last }) => ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -101,7 +101,7 @@ async fn list(
             .with_code(0),
             other => other.into(),
         })
-    };
+    });
     conditional.answer(&caller.snapshot, Scoping::Society, page).await
 }
 

@@ -22,12 +22,13 @@ pub async fn list<R: Resource, G: Gen>(
     query: ListQuery<G>,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let page = state
-        .store
-        .list::<R>(&caller.scope, &query.filters, query.page, state.config.next_page);
-    conditional
-        .answer(&caller.snapshot, R::SPEC.scoping, async { Ok(page.await?) })
-        .await
+    let page = Box::pin(async {
+        Ok(state
+            .store
+            .list::<R>(&caller.scope, &query.filters, query.page, state.config.next_page)
+            .await?)
+    });
+    conditional.answer(&caller.snapshot, R::SPEC.scoping, page).await
 }
 
 /// `GET <list path>/{id}`: one record of `R`, 404 when the caller's society has none with that id.

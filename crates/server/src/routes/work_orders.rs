@@ -108,16 +108,17 @@ async fn list_work_orders(
     StateQuery(states): StateQuery,
     conditional: Conditional,
 ) -> Result<Response, ApiError> {
-    let page = state.store.list_work_orders(
-        &caller.scope,
-        &query.filters,
-        states,
-        query.page,
-        state.config.next_page,
-    );
-    conditional
-        .answer(&caller.snapshot, Scoping::Society, async { Ok(page.await?) })
-        .await
+    let page = Box::pin(async {
+        let page = state.store.list_work_orders(
+            &caller.scope,
+            &query.filters,
+            states,
+            query.page,
+            state.config.next_page,
+        );
+        Ok(page.await?)
+    });
+    conditional.answer(&caller.snapshot, Scoping::Society, page).await
 }
 
 /// The work-order list's `pending`, `executed` and `confirmed` filters, each spelled like `active`.
