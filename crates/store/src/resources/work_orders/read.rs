@@ -179,12 +179,7 @@ const LINK_TABLES: [(&str, &str); 3] = [
 /// are read by `IN` lists instead.
 pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
     if let Some((low, high)) = dense_range(labours) {
-        return vec![links_query(society_id, |sql| {
-            sql.push(" BETWEEN ")
-                .arg(Arg::Int(low))
-                .push(" AND ")
-                .arg(Arg::Int(high));
-        })];
+        return vec![links_query(society_id, |sql| between(sql, low, high))];
     }
     labours
         .chunks(IDS_PER_QUERY)
@@ -204,6 +199,14 @@ fn dense_range(ids: &[i64]) -> Option<(i64, i64)> {
     let (&low, &high) = (ids.iter().min()?, ids.iter().max()?);
     let dense = high.saturating_sub(low) < 2 * i64::try_from(ids.len()).unwrap_or(i64::MAX / 2);
     dense.then_some((low, high))
+}
+
+/// Appends ` BETWEEN <low> AND <high>`, the bounds as arguments.
+fn between(sql: &mut Sql, low: i64, high: i64) {
+    sql.push(" BETWEEN ")
+        .arg(Arg::Int(low))
+        .push(" AND ")
+        .arg(Arg::Int(high));
 }
 
 /// `SELECT list, labour_id, linked_id` over the three link tables, `labours` completing each `x.labour_id …`.
@@ -262,12 +265,7 @@ pub(crate) fn lines_query(columns: &str, table: &str, alias: &str, society_id: i
     .arg(Arg::Int(society_id));
     sql.push(&format!(" AND {alias}.work_order_id"));
     match dense_range(orders) {
-        Some((low, high)) => {
-            sql.push(" BETWEEN ")
-                .arg(Arg::Int(low))
-                .push(" AND ")
-                .arg(Arg::Int(high));
-        }
+        Some((low, high)) => between(&mut sql, low, high),
         None => {
             sql.push(" IN ").id_list(orders);
         }
