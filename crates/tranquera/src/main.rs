@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// mimalloc rather than glibc's allocator: a request allocates and frees many small values (rows, strings, the
-/// answer's buffer) on whichever worker thread runs it, and glibc's malloc was a fifth of the server's CPU on an
+/// answer's buffer) on whichever worker thread runs it, and glibc's malloc was a sixth of the server's CPU on an
 /// uncached page (docs/performance.md, "The allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
