@@ -26,7 +26,8 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay`, which its Rust bindings do not name.
+/// mimalloc's `mi_option_purge_delay`, which its Rust bindings do not name: its place in `mi_option_t` (mimalloc.h),
+/// the same in mimalloc 2 and 3, which keep retired options' places.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Has mimalloc hand memory that is free again back to the system at once, instead of a second later: with 64

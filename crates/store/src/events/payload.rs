@@ -343,8 +343,8 @@ const POSTGRES_POSITION: &str = "GREATEST(e.position, COALESCE((SELECT max(o.pos
 /// capture paused for it, and whether it was paused before (a seed load's or an operator's pause) kept for its commit.
 /// Its prepared statements run on their generic plans: PostgreSQL otherwise planned the events' insert
 /// ([`POSTGRES_OWN_AND_PENDING`]) afresh on every commit, as a plan for arrays of known length looked cheaper than
-/// the generic one: 580-630 µs of planning in a work-order create, against 140-160 µs for all its statements now. The transaction's
-/// other statements had settled on their generic plans already.
+/// the generic one. That was 580-630 µs of planning in a work-order create, against 140-160 µs for all its
+/// statements now; the transaction's other statements had settled on their generic plans already.
 pub(crate) const POSTGRES_BEGIN_OWN_EVENTS: &str = "BEGIN; \
      SELECT set_config('tranquera.events_paused_before', COALESCE(current_setting('tranquera.events_paused', true), ''), true); \
      SELECT set_config('tranquera.events_paused', 'on', true); \
