@@ -483,6 +483,24 @@ impl Store {
             Db::Postgres { read, .. } => read.fetch_all(&sql.text, &sql.args).await,
         }
     }
+
+    /// The rows `sql` selects, as [`Store::select_rows`] reads them, for a statement whose work is not bounded by its
+    /// page (a filter that may pass over many rows to find a few): on SQLite it runs on the blocking threads, so that
+    /// it never holds a request thread for long.
+    pub(crate) async fn select_rows_unbounded<T>(&self, sql: Sql) -> Result<Vec<T>, StoreError>
+    where
+        T: FromSqliteRow + FromPgRow + Send + 'static,
+    {
+        match &self.db {
+            Db::Sqlite { inline, .. } => {
+                let inline = Arc::clone(inline);
+                tokio::task::spawn_blocking(move || inline.read(|connection| crate::inline::rows(connection, &sql)))
+                    .await
+                    .map_err(|error| StoreError::Database(Box::new(error)))?
+            }
+            Db::Postgres { read, .. } => read.fetch_all(&sql.text, &sql.args).await,
+        }
+    }
 }
 
 fn to_i64(value: u64) -> i64 {

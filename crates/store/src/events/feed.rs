@@ -9,26 +9,42 @@
 
 use domain::events::{EventCursor, EventTypes, FeedStart};
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::{with_writer, Arg, BeginWrite, Dialect, Sql};
 use crate::{Scope, Store, StoreError};
 
-/// One event as stored.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct StoredEvent {
-    /// Its id.
-    pub id: i64,
-    /// Its place in the feed's order.
-    pub position: i64,
-    /// The record's resource (`work_order`).
-    pub resource: String,
-    /// What happened (`created`).
-    pub action: String,
-    /// The record's id.
-    pub resource_id: i64,
-    /// When, in epoch milliseconds.
-    pub occurred_at: i64,
-    /// The record's read shape just after the change, as JSON.
-    pub payload: Option<String>,
+crate::row_by_position! {
+    /// One event as stored.
+    #[derive(Debug, Clone)]
+    pub struct StoredEvent {
+        /// Its id.
+        pub id: i64,
+        /// Its place in the feed's order.
+        pub position: i64,
+        /// The record's resource (`work_order`).
+        pub resource: String,
+        /// What happened (`created`).
+        pub action: String,
+        /// The record's id.
+        pub resource_id: i64,
+        /// When, in epoch milliseconds.
+        pub occurred_at: i64,
+        /// The record's read shape just after the change, as JSON.
+        pub payload: Option<String>,
+    }
+}
+
+crate::row_by_position! {
+    /// A place in the feed: the pruning mark's, or the head's.
+    struct Mark {
+        position: i64,
+        id: i64,
+    }
+}
+
+impl From<Mark> for EventCursor {
+    fn from(Mark { position, id }: Mark) -> Self {
+        EventCursor { position, id }
+    }
 }
 
 impl StoredEvent {
@@ -100,13 +116,9 @@ impl Store {
     ) -> Result<Result<FeedPage, FeedRefusal>, StoreError> {
         let dialect = self.dialect();
         let society_id = scope.society_id();
-        let pruned: (i64, i64) = with_reader!(&self.db, pool => {
-            sqlx::query_as("SELECT position, event_id FROM events_pruned WHERE id = 1").fetch_one(pool).await?
-        });
-        let pruned = EventCursor {
-            position: pruned.0,
-            id: pruned.1,
-        };
+        let pruned = self
+            .feed_mark("SELECT position, event_id FROM events_pruned WHERE id = 1")
+            .await?;
         let cursor = match start {
             FeedStart::Beginning => pruned,
             FeedStart::After(cursor) if cursor < pruned => return Ok(Err(FeedRefusal::Expired)),
@@ -151,11 +163,16 @@ impl Store {
             sql.push(&horizon(dialect))
                 .push(" ORDER BY position DESC, id DESC LIMIT 1) latest");
         }
-        let (mut events, latest): (Vec<StoredEvent>, Vec<StoredEvent>) = with_reader!(&self.db, pool => {
-            bind_args!(sqlx::query_as::<_, StoredEvent>(&sql.text), &sql.args).fetch_all(pool).await?
-        })
-        .into_iter()
-        .partition(|event| !event.resource.is_empty());
+        // Read as a list page is, over the request reads' connections: on SQLite on the request's own thread, since
+        // the whole feed in order is a walk of its index bounded by the page. A type filter may pass over many
+        // events to find a few, so that statement runs on the blocking threads.
+        let rows: Vec<StoredEvent> = if types.0.is_empty() {
+            self.select_rows(&sql).await?
+        } else {
+            self.select_rows_unbounded(sql).await?
+        };
+        let (mut events, latest): (Vec<StoredEvent>, Vec<StoredEvent>) =
+            rows.into_iter().partition(|event| !event.resource.is_empty());
         events.sort_by_key(StoredEvent::cursor);
         let has_more = events.len() > size as usize;
         events.truncate(size as usize);
@@ -168,32 +185,34 @@ impl Store {
 
     /// One of the caller's events by id, while it is kept.
     pub async fn find_event(&self, scope: &Scope, id: i64) -> Result<Option<StoredEvent>, StoreError> {
-        Ok(with_reader!(&self.db, pool => {
-            sqlx::query_as(
-                "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events \
-                 WHERE society_id = $1 AND id = $2",
-            )
-            .bind(scope.society_id())
-            .bind(id)
-            .fetch_optional(pool)
-            .await?
-        }))
+        let mut sql = Sql::default();
+        sql.push(
+            "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ",
+        )
+        .arg(Arg::Int(scope.society_id()))
+        .push(" AND id = ")
+        .arg(Arg::Int(id));
+        Ok(self.select_rows(&sql).await?.pop())
     }
 
     /// The cursor before every event not yet readable: on PostgreSQL the horizon, on SQLite the last event written.
     async fn feed_head(&self) -> Result<EventCursor, StoreError> {
-        Ok(with_reader!(&self.db, pool => {
-            match self.dialect() {
-                Dialect::Sqlite => EventCursor {
-                    position: 0,
-                    id: sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events").fetch_one(pool).await?,
-                },
-                Dialect::Postgres => EventCursor {
-                    position: sqlx::query_scalar(&format!("SELECT {POSTGRES_HORIZON}")).fetch_one(pool).await?,
-                    id: 0,
-                },
+        match self.dialect() {
+            Dialect::Sqlite => self.feed_mark("SELECT 0, COALESCE(MAX(id), 0) FROM events").await,
+            Dialect::Postgres => {
+                self.feed_mark(&format!("SELECT {POSTGRES_HORIZON}, CAST(0 AS BIGINT)"))
+                    .await
             }
-        }))
+        }
+    }
+
+    /// The one place in the feed that `select` (a position and an id) reads.
+    async fn feed_mark(&self, select: &str) -> Result<EventCursor, StoreError> {
+        let mut sql = Sql::default();
+        sql.push(select);
+        let mark: Option<Mark> = self.select_rows(&sql).await?.pop();
+        mark.map(EventCursor::from)
+            .ok_or_else(|| StoreError::from(sqlx::Error::RowNotFound))
     }
 
     /// Deletes the events that occurred before `before` (epoch ms) and moves the pruning mark past them, so a
