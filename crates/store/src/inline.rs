@@ -1,6 +1,7 @@
 //! The reads of every request on SQLite, run on the request's own thread over read-only connections of their own:
-//! the token check and the society's data version, and the rows of list pages and records. A list's page index (all
-//! its ids, a million for the largest) is read over the same connections on the blocking threads.
+//! the token check and the society's data version, and the rows of list pages, records and the change feed. A list's
+//! page index (all its ids, a million for the largest) and a feed read filtered by type (which may pass over many
+//! events to find a few) are read over the same connections on the blocking threads.
 //!
 //! sqlx's SQLite driver runs each connection on a thread of its own and hands every query and every row across
 //! threads; for a one-row lookup that costs far more than the lookup, and for a page of a hundred rows about as much
