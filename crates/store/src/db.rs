@@ -51,10 +51,10 @@ pub enum SqliteSync {
     Normal,
 }
 
-/// The most reader connections to SQLite, whatever the pool size says. Requests read pages, records and tokens on
-/// their own threads, and page indexes on the blocking threads ([`crate::inline`]); these serve background work and
-/// the change feed. Each has a thread, a page cache and a parsed copy of the schema of its own (SQLite's schema heap
-/// is 1.2 MB with the events' triggers; about 1.7 MB resident in all), and a second one measured no faster.
+/// The most reader connections to SQLite, whatever the pool size says. Requests read pages, records, the change feed
+/// and tokens on their own threads, and page indexes on the blocking threads ([`crate::inline`]); these serve
+/// background work. Each has a thread, a page cache and a parsed copy of the schema of its own (SQLite's schema heap
+/// is 1.2 MB with the events' triggers; about 1.7 MB resident in all).
 const MAX_SQLITE_READERS: u32 = 1;
 
 /// Each reader's page cache (`cache_size`, negative for KiB): 512 KiB rather than SQLite's 2 MiB, since the operating

@@ -1,5 +1,6 @@
 //! PostgreSQL's per-request reads over connections of their own: the token check (with its society's data version),
-//! a list's page rows and records, a work order's lines, a table's version, and the change feed's pages.
+//! a list's page rows and records, a work order's lines, a table's version, and the change feed's marks and single
+//! events.
 //!
 //! sqlx's pool makes a round trip to the server when it takes a connection back (it pings it, and cannot be told
 //! not to), so every read through it paid a second round trip, as long as the read itself for a one-row lookup. These

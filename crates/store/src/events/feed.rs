@@ -9,7 +9,7 @@
 
 use domain::events::{EventCursor, EventTypes, FeedStart};
 
-use crate::db::{with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
 use crate::{Scope, Store, StoreError};
 
 crate::row_by_position! {
@@ -163,13 +163,17 @@ impl Store {
             sql.push(&horizon(dialect))
                 .push(" ORDER BY position DESC, id DESC LIMIT 1) latest");
         }
-        // Read as a list page is, over the request reads' connections: on SQLite on the request's own thread, since
-        // the whole feed in order is a walk of its index bounded by the page. A type filter may pass over many
-        // events to find a few, so that statement runs on the blocking threads.
-        let rows: Vec<StoredEvent> = if types.0.is_empty() {
-            self.select_rows(&sql).await?
-        } else {
-            self.select_rows_unbounded(sql).await?
+        // On SQLite the page is read as a list page is, over the request threads' own connections: the whole feed in
+        // order is a walk of its index bounded by the page. A type filter may pass over many events to find a few, so
+        // that statement runs on the blocking threads. On PostgreSQL the request reads' connections measured slower
+        // for a feed page than sqlx's pool (24-25 against 28-32 pages of 1,000 events a second, one client), so the
+        // page stays on the pool.
+        let rows: Vec<StoredEvent> = match self.dialect() {
+            Dialect::Sqlite if types.0.is_empty() => self.select_rows(&sql).await?,
+            Dialect::Sqlite => self.select_rows_unbounded(sql).await?,
+            Dialect::Postgres => with_reader!(&self.db, pool => {
+                bind_args!(sqlx::query_as::<_, StoredEvent>(&sql.text), &sql.args).fetch_all(pool).await?
+            }),
         };
         let (mut events, latest): (Vec<StoredEvent>, Vec<StoredEvent>) =
             rows.into_iter().partition(|event| !event.resource.is_empty());
