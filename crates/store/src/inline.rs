@@ -10,7 +10,7 @@
 //! cheaper than any hand-off. A page is bounded (its size, by a keyset), so no read holds the thread for long.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
@@ -58,6 +58,18 @@ impl InlineReader {
             idle.push(connection);
         }
         Ok(result?)
+    }
+
+    /// Runs `read` as [`InlineReader::read`] does, on the blocking threads: for a read that a page does not bound,
+    /// which must not hold a request's thread.
+    pub async fn read_blocking<T: Send + 'static>(
+        self: &Arc<Self>,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = Arc::clone(self);
+        tokio::task::spawn_blocking(move || reader.read(read))
+            .await
+            .map_err(|error| StoreError::Database(Box::new(error)))?
     }
 
     fn open(&self) -> rusqlite::Result<Connection> {

@@ -436,15 +436,12 @@ impl Store {
     async fn index_ids(&self, ids: Sql, mut builder: PageIndexBuilder) -> Result<PageIndex, StoreError> {
         match &self.db {
             Db::Sqlite { inline, .. } => {
-                let inline = Arc::clone(inline);
-                tokio::task::spawn_blocking(move || {
-                    inline.read(|connection| {
-                        crate::inline::each_row(connection, &ids, |ListId { id }| builder.push(id))
-                    })?;
-                    Ok(builder.finish())
-                })
-                .await
-                .map_err(|error| StoreError::Database(Box::new(error)))?
+                inline
+                    .read_blocking(move |connection| {
+                        crate::inline::each_row(connection, &ids, |ListId { id }| builder.push(id))?;
+                        Ok(builder.finish())
+                    })
+                    .await
             }
             Db::Postgres { read, .. } => {
                 read.for_each(&ids.text, &ids.args, |ListId { id }| builder.push(id))
@@ -493,10 +490,9 @@ impl Store {
     {
         match &self.db {
             Db::Sqlite { inline, .. } => {
-                let inline = Arc::clone(inline);
-                tokio::task::spawn_blocking(move || inline.read(|connection| crate::inline::rows(connection, &sql)))
+                inline
+                    .read_blocking(move |connection| crate::inline::rows(connection, &sql))
                     .await
-                    .map_err(|error| StoreError::Database(Box::new(error)))?
             }
             Db::Postgres { read, .. } => read.fetch_all(&sql.text, &sql.args).await,
         }
