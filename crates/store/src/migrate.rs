@@ -67,6 +67,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "console_requests",
         include_str!("migrations/0018_console_requests.sql"),
     ),
+    (
+        19,
+        "events_payload_lz4",
+        include_str!("migrations/0019_events_payload_lz4.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -160,6 +165,18 @@ CREATE TRIGGER device_event_types_referenced_delete AFTER DELETE ON device_event
     FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();
 CREATE TRIGGER device_event_types_referenced_update AFTER UPDATE ON device_event_types REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();";
+
+/// Migration 19: events' payloads compressed with lz4 where the server has it. The statement is built at run time,
+/// since before PostgreSQL 14 it does not parse.
+const POSTGRES_EVENTS_PAYLOAD_LZ4: &str = "DO $$
+BEGIN
+    IF current_setting('server_version_num')::int >= 140000 THEN
+        EXECUTE 'ALTER TABLE events ALTER COLUMN payload SET COMPRESSION lz4';
+    END IF;
+EXCEPTION WHEN feature_not_supported THEN
+    NULL;
+END
+$$;";
 
 /// Migration 12's replacement of `device_events_check_referenced`: each table's query in a branch of its own, as
 /// PL/pgSQL plans an expression whole and `device_event_types`' transition table has no `society_id`.
@@ -284,6 +301,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
             "{postgres_device_event_referenced_by_table}",
             POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE,
         ),
+        ("{postgres_events_payload_lz4}", POSTGRES_EVENTS_PAYLOAD_LZ4),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",

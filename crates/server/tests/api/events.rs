@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use client::futures_util::future::join_all;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
+use sqlx::Connection;
 
 use crate::helpers::{error_envelope, integrator, Backend, TestApp};
 use crate::on_both_backends;
@@ -319,4 +320,49 @@ async fn a_transaction_that_commits_late_is_not_skipped() {
     let mut expected = vec![late_id, later["id"].as_i64().expect("id")];
     expected.sort_unstable();
     assert_eq!(ids, expected);
+}
+
+/// Events' payloads are compressed with lz4 where the server has it (migration 19), pglz otherwise: a payload of a
+/// few kilobytes, as a work order's is, is stored compressed with it.
+#[tokio::test]
+async fn event_payloads_are_compressed_with_lz4_where_the_server_has_it() {
+    let app = TestApp::spawn(Backend::Postgres).await;
+    let login = app.login_as(integrator("AR")).await;
+    let society = login["society"]["id"].as_i64().expect("society");
+    let mut connection = testkit::postgres::connect(&app.url).await.expect("connect");
+    // The setting accepts lz4 only where the server was built with it.
+    let has_lz4 = sqlx::query("SET default_toast_compression = 'lz4'")
+        .execute(&mut connection)
+        .await
+        .is_ok();
+    sqlx::query("RESET default_toast_compression")
+        .execute(&mut connection)
+        .await
+        .expect("reset");
+    let mut transaction = connection.begin().await.expect("begin");
+    let payload = json!({ "lines": vec![json!({ "campaign_id": 1, "area_applied": 40.5 }); 100] }).to_string();
+    assert!(
+        payload.len() > 2_000,
+        "large enough to be compressed: {}",
+        payload.len()
+    );
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+         VALUES ($1, 1, 1, 'work_order', 1, 'created', 0, $2) RETURNING id",
+    )
+    .bind(society)
+    .bind(&payload)
+    .fetch_one(&mut *transaction)
+    .await
+    .expect("insert");
+    let compression: Option<String> =
+        sqlx::query_scalar("SELECT pg_column_compression(payload) FROM events WHERE society_id = $1 AND id = $2")
+            .bind(society)
+            .bind(id)
+            .fetch_one(&mut *transaction)
+            .await
+            .expect("its payload");
+    transaction.rollback().await.expect("rollback");
+    let expected = if has_lz4 { "lz4" } else { "pglz" };
+    assert_eq!(compression.as_deref(), Some(expected));
 }
