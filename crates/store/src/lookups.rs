@@ -117,8 +117,9 @@ impl Lookups {
     /// Asks for ids for `count` new rows of `table`, so that rows referring to them can be written along with them.
     /// PostgreSQL draws them from the table's identity sequence, by the name PostgreSQL gave it (`{table}_id_seq`),
     /// which the statement's plan resolves once: `pg_get_serial_sequence` searched `pg_depend` on every id drawn, and
-    /// that was about a third of a work-order create's lookups (docs/performance.md). SQLite's writer holds the database's lock
-    /// from `BEGIN IMMEDIATE` on, so the ids after the largest are free, and they are what SQLite would have picked.
+    /// that was about a third of a work-order create's lookups (docs/performance.md). SQLite's writer holds the
+    /// database's lock from `BEGIN IMMEDIATE` on, so the ids after the largest are free, and they are what SQLite
+    /// would have picked.
     pub fn reserve(&mut self, table: &'static str, count: usize) -> Reservation {
         let (select, consecutive) = match self.dialect {
             Dialect::Sqlite => (format!("COALESCE(MAX(id), 0) + 1 FROM {table}"), true),
