@@ -72,6 +72,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "events_payload_lz4",
         include_str!("migrations/0019_events_payload_lz4.sql"),
     ),
+    (
+        20,
+        "work_order_line_positions",
+        include_str!("migrations/0020_work_order_line_positions.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
