@@ -120,6 +120,8 @@ pub struct Shared {
     pub limiters: Arc<ratelimit::Limiters>,
     /// Bodies of recent list answers, while their data stands.
     pub rendered_lists: Arc<conditional::RenderedLists>,
+    /// How long each list route's last answer was, to reserve room for the next.
+    pub body_sizes: Arc<conditional::BodySizes>,
     /// The request bodies' schemas, compiled from the document.
     pub bodies: Arc<body::BodySchemas>,
     /// The sandbox console, when it is on.
@@ -149,6 +151,7 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
         docs,
         limiters,
         rendered_lists: Arc::new(conditional::RenderedLists::new(config.list_cache_bytes)),
+        body_sizes: Arc::default(),
         bodies,
         console,
     }));
