@@ -28,7 +28,7 @@ const FIRST_BODY_CAPACITY: usize = 64 * 1024;
 
 /// The length of the last body each list route wrote, by the route's template (so a bounded set of keys). A page of a
 /// list is about as long as the page before it, and a body written into room for it at once is neither copied as
-/// it grows nor faulted in twice: grown from 64 KB, a sync's page of 500 work orders (about 3 MB) was reallocated six
+/// it grows nor faulted in twice: grown from 64 KB, a sync's page of 500 work orders (2.7 MB) was reallocated six
 /// times, and the copies and their page faults were 9 % of the server's CPU in the sync (docs/performance.md).
 #[derive(Debug, Default)]
 pub struct BodySizes(Mutex<HashMap<String, usize>>);
