@@ -74,8 +74,9 @@ pub type RenderedLists = VersionedCache<String, RenderedList>;
 pub struct Conditional {
     if_none_match: Option<HeaderValue>,
     target: String,
-    /// The route's template, as [`BodySizes`] keys it.
-    route: String,
+    /// The route's template, as [`BodySizes`] keys it: shared with the router, not copied, since only a page that is
+    /// rendered reads it.
+    route: Option<MatchedPath>,
     rendered: Arc<RenderedLists>,
     sizes: Arc<BodySizes>,
 }
@@ -90,11 +91,7 @@ impl FromRequestParts<AppState> for Conditional {
                 .uri
                 .path_and_query()
                 .map_or_else(|| parts.uri.path().to_owned(), |target| target.as_str().to_owned()),
-            // Every list route is matched; were one not, it would share one key rather than add one per path.
-            route: parts
-                .extensions
-                .get::<MatchedPath>()
-                .map_or_else(String::new, |route| route.as_str().to_owned()),
+            route: parts.extensions.get::<MatchedPath>().cloned(),
             rendered: Arc::clone(&state.rendered_lists),
             sizes: Arc::clone(&state.body_sizes),
         })
@@ -169,9 +166,11 @@ impl Conditional {
         let render = async {
             // Room for the page at once (see `BodySizes`): grown from empty, a 60 KB page is reallocated a dozen
             // times. What a shorter page leaves unused is given back before the body is kept.
-            let mut body = Vec::with_capacity(self.sizes.room_for(&self.route));
+            // Every list route is matched; were one not, it would share one key rather than add one per path.
+            let route = self.route.as_ref().map_or("", MatchedPath::as_str);
+            let mut body = Vec::with_capacity(self.sizes.room_for(route));
             write_json(&mut body, &produce.await?)?;
-            self.sizes.record(&self.route, body.len());
+            self.sizes.record(route, body.len());
             body.shrink_to_fit();
             Ok::<_, ApiError>(RenderedList(Bytes::from(body)))
         };
