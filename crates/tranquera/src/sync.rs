@@ -52,6 +52,10 @@ pub const MIRROR_FILE: &str = "tranquera.sqlite";
 const PAGE_SIZE: u32 = 500;
 /// Resources synced at once; see [`run`].
 const CONCURRENT_RESOURCES: usize = 2;
+/// The lists that are the largest in practice (a society's sensor readings, its work orders with their lines, its
+/// plots), walked before the others in this order: started last, one of them ran alone for its whole length at the
+/// end of a full sync, while started first they overlap each other and the small lists fill in beside them.
+const LARGEST_FIRST: [&str; 3] = ["device_events", "work_orders", "plots"];
 
 /// Arguments of `tranquera sync`. Credentials come from `TRANQUERA_EMAIL` / `TRANQUERA_PASSWORD` or a prompt,
 /// never from a flag, so they stay out of shell history and process lists.
@@ -229,7 +233,7 @@ struct Summary {
     feed: &'static str,
     /// Events read from the feed, when it was read.
     feed_events: Option<u64>,
-    /// Set when the run stopped early; the resources before it are synced and recorded.
+    /// Set when the run stopped early; every resource in `resources` was synced and recorded, or skipped.
     error: Option<String>,
 }
 
@@ -289,7 +293,7 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
 
     let mut summaries = Vec::new();
     let mut failure = None;
-    let walks: Vec<_> = selected
+    let walks: Vec<_> = walk_order(selected)
         .into_iter()
         .map(|resource| (resource, state.resources.get(resource.name).map(|s| s.since)))
         .collect();
@@ -301,11 +305,13 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         out: &args.out,
         format: args.format,
     };
-    // Two lists at once: while one waits on the server (work orders) the other keeps the client busy (device
-    // events), and each one's state is still recorded in the table's order.
+    // Two lists at once, and the next one starts as soon as either is done: while one waits on the server (work
+    // orders) the other keeps the client busy (device events). In table order (`buffered`), a small list that was
+    // done held its slot until the large one before it was, so the large lists ran alone. Each list's state is
+    // independent of the others', and is recorded as soon as the list is done.
     let mut outcomes = stream::iter(walks)
         .map(|(resource, since)| run.resource(resource, since))
-        .buffered(CONCURRENT_RESOURCES);
+        .buffer_unordered(CONCURRENT_RESOURCES);
     while let Some(done) = outcomes.next().await {
         let Done {
             resource,
@@ -352,6 +358,7 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
     // A list still in flight after a failure is given up; its state is not saved, so the next run walks it again.
     drop(outcomes);
     mirror.close().await;
+    summaries.sort_by_key(|summary| RESOURCES.iter().position(|r| r.name == summary.name));
     if failure.is_none() {
         if let Some(cursor) = plan.cursor_to_save() {
             // Only after every list succeeded: a run cut short reads the same events again next time.
@@ -460,6 +467,17 @@ fn select(names: &[String]) -> Result<Vec<&'static Resource>, Failure> {
         .iter()
         .filter(|r| names.is_empty() || names.iter().any(|n| n == r.name))
         .collect())
+}
+
+/// The order the lists of `selected` are started in: [`LARGEST_FIRST`], then the others in table order.
+fn walk_order(mut selected: Vec<&'static Resource>) -> Vec<&'static Resource> {
+    selected.sort_by_key(|resource| {
+        LARGEST_FIRST
+            .iter()
+            .position(|name| *name == resource.name)
+            .unwrap_or(LARGEST_FIRST.len())
+    });
+    selected
 }
 
 /// Why a resource was not synced.
@@ -599,6 +617,21 @@ mod tests {
         assert!(names
             .iter()
             .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
+    }
+
+    #[test]
+    fn the_largest_lists_start_first_and_the_others_keep_table_order() {
+        let order: Vec<&str> = walk_order(select(&[]).expect("all")).iter().map(|r| r.name).collect();
+        assert_eq!(order[..LARGEST_FIRST.len()], LARGEST_FIRST);
+        let rest: Vec<&str> = RESOURCES
+            .iter()
+            .map(|r| r.name)
+            .filter(|name| !LARGEST_FIRST.contains(name))
+            .collect();
+        assert_eq!(order[LARGEST_FIRST.len()..], rest[..]);
+        let some = select(&["units".to_owned(), "plots".to_owned()]).expect("known");
+        let names: Vec<&str> = walk_order(some).iter().map(|r| r.name).collect();
+        assert_eq!(names, ["plots", "units"]);
     }
 
     #[test]
