@@ -77,6 +77,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "work_order_line_positions",
         include_str!("migrations/0020_work_order_line_positions.sql"),
     ),
+    (
+        21,
+        "smaller_sqlite_event_triggers",
+        include_str!("migrations/0021_smaller_sqlite_event_triggers.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -326,6 +331,11 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
                 crate::events::track_events(table, dialect)
             } else if let Some(table) = tracked("{track_events_again:") {
                 crate::events::track_events_again(table, dialect)
+            } else if let Some(table) = tracked("{sqlite_track_events_again:") {
+                match dialect {
+                    Dialect::Sqlite => crate::events::track_events_again(table, dialect),
+                    Dialect::Postgres => String::new(),
+                }
             } else {
                 format!("{line}\n")
             }

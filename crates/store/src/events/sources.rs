@@ -16,6 +16,9 @@ pub(crate) struct EventSource {
     pub record: &'static str,
     /// The action of an update; NULL writes no event. `None`: a line or a link, whose every change updates its parent.
     pub update: Option<&'static str>,
+    /// Whether `record` or `update` can be NULL, so that a change writes no event: a link whose labour went with it,
+    /// a job's lease. SQLite's triggers check only these, since every check is parsed again by each connection.
+    pub nullable: bool,
 }
 
 /// A record's own table: an update that sets `deleted_at` deletes it, any other updates it.
@@ -28,6 +31,7 @@ const fn own(table: &'static str, resource: &'static str) -> EventSource {
         resource,
         record: "{new}.id",
         update: LOGICAL_DELETION,
+        nullable: false,
     }
 }
 
@@ -37,12 +41,22 @@ const fn part_of(table: &'static str, resource: &'static str, record: &'static s
         resource,
         record,
         update: None,
+        nullable: false,
     }
 }
 
-/// A labour's link rows name the labour; their event is the work order's.
-const LABOUR_ORDER: &str = "(SELECT l.work_order_id FROM work_order_labours l \
-                            WHERE l.society_id = {new}.society_id AND l.id = {new}.labour_id)";
+/// A labour's link rows name the labour; their event is the work order's, and none when the labour is deleted with
+/// them (its own event covers the order).
+const fn link_of_labour(table: &'static str) -> EventSource {
+    EventSource {
+        table,
+        resource: "work_order",
+        record: "(SELECT l.work_order_id FROM work_order_labours l \
+                 WHERE l.society_id = {new}.society_id AND l.id = {new}.labour_id)",
+        update: None,
+        nullable: true,
+    }
+}
 
 /// Every table whose changes are events. Society tables that are not here are listed, with the reason, in the
 /// migration test `every_society_table_has_events`.
@@ -63,9 +77,9 @@ pub(crate) const EVENT_SOURCES: &[EventSource] = &[
     own("work_orders", "work_order"),
     part_of("work_order_supplies", "work_order", "{new}.work_order_id"),
     part_of("work_order_labours", "work_order", "{new}.work_order_id"),
-    part_of("work_order_labour_contractors", "work_order", LABOUR_ORDER),
-    part_of("work_order_labour_machines", "work_order", LABOUR_ORDER),
-    part_of("work_order_labour_applicators", "work_order", LABOUR_ORDER),
+    link_of_labour("work_order_labour_contractors"),
+    link_of_labour("work_order_labour_machines"),
+    link_of_labour("work_order_labour_applicators"),
     own("scoutings", "scouting"),
     own("scouting_measures", "scouting_measure"),
     own("waypoints", "waypoint"),
@@ -87,6 +101,7 @@ pub(crate) const EVENT_SOURCES: &[EventSource] = &[
             "CASE WHEN {new}.status <> {old}.status AND {new}.status IN ('finished', 'failed') THEN {new}.status \
              WHEN {new}.status <> {old}.status OR {new}.processed_items <> {old}.processed_items THEN 'updated' END",
         ),
+        nullable: true,
     },
     // Deliveries and their bookkeeping live in other tables: an endpoint's events are its owner's edits, and its
     // disabling after days of failed deliveries.
@@ -98,6 +113,7 @@ pub(crate) const EVENT_SOURCES: &[EventSource] = &[
             "CASE WHEN {new}.state = 'disabled' AND {old}.state <> 'disabled' THEN 'disabled' \
              WHEN {new}.deleted_at IS NOT NULL AND {old}.deleted_at IS NULL THEN 'deleted' ELSE 'updated' END",
         ),
+        nullable: false,
     },
 ];
 
@@ -114,9 +130,10 @@ pub(crate) fn source(table: &str) -> Option<&'static EventSource> {
 }
 
 /// How two actions on one record within one transaction combine: a deletion wins, then a creation, then anything
-/// more specific than an update (`finished`, `disabled`), alphabetically the smaller. A pending event the combination
-/// leaves as it is is not rewritten: a work order's lines would otherwise rewrite its event once per statement
-/// (PostgreSQL) or line (SQLite), which measured at about a tenth of a create on PostgreSQL.
+/// more specific than an update (`finished`, `disabled`), alphabetically the smaller. On PostgreSQL a pending event
+/// the combination leaves as it is is not rewritten: a work order's lines would otherwise rewrite its event once per
+/// statement, which measured at about a tenth of a create. SQLite's line triggers skip a record with a pending event
+/// before they write, so the same condition there would only be parsed by every connection.
 const COMBINE_POSTGRES: &str =
     "CASE WHEN e.action = 'deleted' OR excluded.action = 'deleted' THEN 'deleted' ELSE LEAST(e.action, excluded.action) END";
 const COMBINE_SQLITE: &str =
@@ -163,15 +180,23 @@ pub(crate) fn track_events(table: &str, dialect: Dialect) -> String {
                         record = fill(source.record),
                     ),
                 };
+                let record = fill(source.record);
+                let action = fill(action);
+                let present = if source.nullable {
+                    format!(" AND {record} IS NOT NULL AND {action} IS NOT NULL")
+                } else {
+                    String::new()
+                };
+                // Every connection parses every trigger, a read-only one too, so this is the smallest form that does
+                // the work: the conditions sit in `WHEN`, the row is plain `VALUES`, and a combination that leaves a
+                // pending event as it is rewrites it in place (a line's trigger never gets that far, see `pending`).
                 sql.push_str(&format!(
                     "CREATE TRIGGER {name} AFTER {operation} ON {table} WHEN NOT EXISTS (SELECT 1 FROM events_paused)\
-                     {pending} BEGIN INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at) \
-                     SELECT * FROM (SELECT {row}.society_id, 0, 0, '{resource}', {record} AS record, {action} AS action, \
-                     {SQLITE_NOW}) WHERE record IS NOT NULL AND action IS NOT NULL \
-                     {PENDING} DO UPDATE SET action = {COMBINE_SQLITE} WHERE action IS NOT {COMBINE_SQLITE}; END;\n",
+                     {present}{pending} BEGIN INSERT INTO events \
+                     (society_id, position, tx, resource, resource_id, action, occurred_at) \
+                     VALUES ({row}.society_id, 0, 0, '{resource}', {record}, {action}, {SQLITE_NOW}) \
+                     {PENDING} DO UPDATE SET action = {COMBINE_SQLITE}; END;\n",
                     resource = source.resource,
-                    record = fill(source.record),
-                    action = fill(action),
                 ));
             }
             Dialect::Postgres => {
