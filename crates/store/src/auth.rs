@@ -19,7 +19,7 @@ use rusqlite::OptionalExtension;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_reader, with_writer, Arg, BeginWrite, Db, Dialect, RowLock};
+use crate::db::{with_reader, with_writer, Arg, BeginWrite, Db, Dialect, RowLock, Sql};
 use crate::list::{society_version, FromSqliteRow, REFERENCE_VERSION};
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
@@ -228,17 +228,28 @@ fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
-#[derive(sqlx::FromRow)]
-struct Account {
-    id: i64,
-    society_id: i64,
-    password_hash: String,
-    roles: String,
-    active: bool,
-    legal_name: String,
-    country: String,
-    time_zone: String,
-    data_version: i64,
+crate::row_by_position! {
+    /// A login's account and its society.
+    struct Account {
+        id: i64,
+        society_id: i64,
+        password_hash: String,
+        roles: String,
+        active: bool,
+        legal_name: String,
+        country: String,
+        time_zone: String,
+        data_version: i64,
+    }
+}
+
+crate::row_by_position! {
+    /// A subject's failed logins within the window: how many, and when the first of them was.
+    #[derive(Default)]
+    struct FailureWindow {
+        count: i64,
+        oldest: Option<i64>,
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -322,29 +333,27 @@ impl Store {
         let now = now_millis();
         let window_start = now - millis(config.failure_window);
         for (subject, limit) in subjects.iter().zip(limits) {
-            let (count, oldest): (i64, Option<i64>) = with_reader!(&self.db, pool => {
-                sqlx::query_as("SELECT COUNT(*), MIN(failed_at) FROM login_failures WHERE subject = $1 AND failed_at >= $2")
-                    .bind(subject)
-                    .bind(window_start)
-                    .fetch_one(pool)
-                    .await?
-            });
+            let sql = Sql {
+                text: "SELECT COUNT(*), MIN(failed_at) FROM login_failures WHERE subject = $1 AND failed_at >= $2"
+                    .to_owned(),
+                args: vec![Arg::Text(subject.clone()), Arg::Int(window_start)],
+            };
+            let FailureWindow { count, oldest } = self.lookup_rows(&sql).await?.pop().unwrap_or_default();
             if count >= limit {
                 let retry_ms = oldest.unwrap_or(now) + millis(config.failure_window) - now;
                 let retry = Duration::from_millis(u64::try_from(retry_ms).unwrap_or(0)).max(Duration::from_secs(1));
                 return Ok(Err(LoginRefusal::Throttled(retry)));
             }
         }
-        let account: Option<Account> = with_reader!(&self.db, pool => {
-            sqlx::query_as(&format!(
+        let sql = Sql {
+            text: format!(
                 "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone, \
                  {} AS data_version FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
                 society_version(self.db.dialect(), "s.id")
-            ))
-            .bind(&email)
-            .fetch_optional(pool)
-            .await?
-        });
+            ),
+            args: vec![Arg::Text(email.clone())],
+        };
+        let account: Option<Account> = self.lookup_rows(&sql).await?.pop();
         // An unknown email costs the same hash check as a wrong password, so timing does not reveal accounts.
         let stored_hash = match &account {
             Some(account) => account.password_hash.clone(),

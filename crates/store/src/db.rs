@@ -53,8 +53,8 @@ pub enum SqliteSync {
 
 /// The most reader connections to SQLite, whatever the pool size says. Requests read pages, records, the change feed
 /// and tokens on their own threads, and page indexes on the blocking threads ([`crate::inline`]); these serve
-/// background work. Each has a thread, a page cache and a parsed copy of the schema of its own (SQLite's schema heap
-/// is 1.2 MB with the events' triggers; about 1.7 MB resident in all).
+/// background and operator work, and are opened when it first reads. Each has a thread, a page cache and a parsed copy
+/// of the schema of its own (SQLite's schema heap is 0.9 MB with the events' triggers).
 const MAX_SQLITE_READERS: u32 = 1;
 
 /// Each reader's page cache (`cache_size`, negative for KiB): 512 KiB rather than SQLite's 2 MiB, since the operating
@@ -582,13 +582,13 @@ impl Db {
                 .acquire_timeout(options.acquire_timeout.max(Duration::from_secs(30)))
                 .connect_with(connect.clone().pragma("wal_autocheckpoint", WRITER_CHECKPOINT_PAGES))
                 .await?;
-            // Each SQLite connection has a thread and a page cache of its own.
+            // Each SQLite connection has a thread, a page cache and a parsed copy of the schema of its own. Requests
+            // read through `inline`, so this one is opened when background or operator work first reads.
             let read = SqlitePoolOptions::new()
                 .max_connections(options.max_connections.min(MAX_SQLITE_READERS))
                 .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
-                .connect_with(connect.read_only(true).pragma("cache_size", READER_CACHE))
-                .await?;
+                .connect_lazy_with(connect.read_only(true).pragma("cache_size", READER_CACHE));
             Ok(Db::Sqlite {
                 read: MeteredPool::new(read, "read"),
                 write: MeteredPool::new(write, "write"),

@@ -10,6 +10,7 @@
 //! cheaper than any hand-off. A page is bounded (its size, by a keyset), so no read holds the thread for long.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -34,6 +35,7 @@ const STATEMENTS: usize = 32;
 pub(crate) struct InlineReader {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    closed: AtomicBool,
 }
 
 impl InlineReader {
@@ -42,11 +44,21 @@ impl InlineReader {
         Self {
             path,
             idle: Mutex::new(Vec::new()),
+            closed: AtomicBool::new(false),
         }
+    }
+
+    /// Closes the idle connections and refuses every later read, as a closed pool does.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     /// Runs `read` on an idle connection (or a new one), on the calling thread.
     pub fn read<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(sqlx::Error::PoolClosed.into());
+        }
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let connection = match idle {
             Some(connection) => connection,
@@ -54,7 +66,7 @@ impl InlineReader {
         };
         let result = read(&connection);
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < IDLE_CONNECTIONS {
+        if idle.len() < IDLE_CONNECTIONS && !self.closed.load(Ordering::Acquire) {
             idle.push(connection);
         }
         Ok(result?)

@@ -303,9 +303,11 @@ impl Store {
 
     /// Checks that the database answers, for health checks.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        db::with_reader!(&self.db, pool => {
-            sqlx::query("SELECT 1").execute(pool).await?;
-        });
+        let sql = db::Sql {
+            text: "SELECT 1".to_owned(),
+            args: Vec::new(),
+        };
+        self.lookup_rows::<Answer>(&sql).await?;
         Ok(())
     }
 
@@ -317,8 +319,11 @@ impl Store {
         })
     }
 
-    /// Closes the store's pools, waiting for connections in use.
+    /// Closes the store's pools, waiting for connections in use, and SQLite's request reads.
     pub async fn close(&self) {
+        if let Db::Sqlite { inline, .. } = &self.db {
+            inline.close();
+        }
         with_writer!(&self.db, pool => pool.pool().close().await);
         db::with_reader!(&self.db, pool => pool.pool().close().await);
     }
@@ -326,6 +331,13 @@ impl Store {
     /// Operator tools: societies, users, farmers and keys, which the API does not create.
     pub fn admin(&self) -> admin::Admin<'_> {
         admin::Admin { store: self }
+    }
+}
+
+row_by_position! {
+    /// The one column of a health check's `SELECT 1`.
+    struct Answer {
+        _one: i64,
     }
 }
 

@@ -14,7 +14,7 @@ use sqlx::FromRow;
 use thiserror::Error;
 use wire::Page;
 
-use crate::db::{with_reader, Arg, Db, Dialect, Sql};
+use crate::db::{bind_args, Arg, Db, Dialect, Sql};
 use crate::pages::{PageIndex, PageIndexBuilder, PageRows};
 use crate::pg_readers::FromPgRow;
 use crate::{Render, Scope, Store, StoreError};
@@ -287,11 +287,12 @@ impl Store {
         let instance = self
             .instance
             .get_or_try_init(|| async {
-                let (version, applied_at): (Option<i64>, Option<i64>) = with_reader!(&self.db, pool => {
-                    sqlx::query_as("SELECT MAX(version), MIN(applied_at) FROM schema_migrations")
-                        .fetch_one(pool)
-                        .await?
-                });
+                let sql = Sql {
+                    text: "SELECT MAX(version), MIN(applied_at) FROM schema_migrations".to_owned(),
+                    args: Vec::new(),
+                };
+                let schema = self.lookup_rows::<SchemaIdentity>(&sql).await?.pop();
+                let SchemaIdentity { version, applied_at } = schema.unwrap_or_default();
                 Ok::<_, StoreError>(Arc::from(format!(
                     "{}.{}",
                     version.unwrap_or_default(),
@@ -481,6 +482,22 @@ impl Store {
         }
     }
 
+    /// The rows `sql` selects, for a lookup outside a request's pages and records (a login, a health check, the
+    /// webhooks' fan-out): on SQLite over the request reads' connections on the calling thread, as
+    /// [`Store::select_rows`] reads, so that the read pool's connection, with a parsed copy of the schema of its own
+    /// (0.9 MB), is opened only by the work that needs it; on PostgreSQL through the pool.
+    pub(crate) async fn lookup_rows<T>(&self, sql: &Sql) -> Result<Vec<T>, StoreError>
+    where
+        T: FromSqliteRow + for<'r> FromRow<'r, PgRow> + Send + Unpin,
+    {
+        match &self.db {
+            Db::Sqlite { inline, .. } => inline.read(|connection| crate::inline::rows(connection, sql)),
+            Db::Postgres { pool, .. } => Ok(bind_args!(sqlx::query_as::<_, T>(&sql.text), &sql.args)
+                .fetch_all(pool)
+                .await?),
+        }
+    }
+
     /// The rows `sql` selects, as [`Store::select_rows`] reads them, for a statement whose work is not bounded by its
     /// page (a filter that may pass over many rows to find a few): on SQLite it runs on the blocking threads, so that
     /// it never holds a request thread for long.
@@ -501,6 +518,15 @@ impl Store {
 
 fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+row_by_position! {
+    /// The latest migration of the database and when its schema was made.
+    #[derive(Default)]
+    struct SchemaIdentity {
+        version: Option<i64>,
+        applied_at: Option<i64>,
+    }
 }
 
 row_by_position! {

@@ -44,7 +44,7 @@ fn return_free_memory_at_once() {
 
 /// How many heaps glibc's `malloc` may keep. Only SQLite, which is C, allocates there (Rust goes to mimalloc), and
 /// glibc gives each thread that finds the heap busy an arena of its own: five arenas held 9.4 MB on a SQLite server
-/// with 64 connections, mostly each connection's 1.2 MB parse of the schema spread over them. One arena holds the same
+/// with 64 connections, mostly each connection's parse of the schema spread over them. One arena holds the same
 /// live memory with less slack: 0.3-0.4 MB less at the memory row's peak (docs/performance.md, "one glibc arena").
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const GLIBC_ARENAS: libc::c_int = 1;

@@ -75,14 +75,16 @@ pub enum Recorded {
     LostLease,
 }
 
-#[derive(sqlx::FromRow)]
-struct FanOutRow {
-    society_id: i64,
-    id: i64,
-    types: String,
-    feed_cursor: Option<String>,
-    country: String,
-    time_zone: String,
+crate::row_by_position! {
+    /// An enabled endpoint, where its fan-out stands in the feed, and its society's country and zone.
+    struct FanOutRow {
+        society_id: i64,
+        id: i64,
+        types: String,
+        feed_cursor: Option<String>,
+        country: String,
+        time_zone: String,
+    }
 }
 
 struct ClaimRow {
@@ -128,16 +130,15 @@ impl Store {
     /// endpoint; answers how many deliveries it queued.
     #[tracing::instrument(skip(self))]
     pub async fn fan_out_webhooks(&self, page: u32, now: i64) -> Result<usize, StoreError> {
-        let endpoints: Vec<FanOutRow> = with_reader!(&self.db, pool => {
-            sqlx::query_as(
-                "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
-                 JOIN webhook_progress p ON p.society_id = e.society_id AND p.endpoint_id = e.id \
-                 JOIN societies s ON s.id = e.society_id \
-                 WHERE e.state = 'enabled' AND e.deleted_at IS NULL ORDER BY e.society_id, e.id",
-            )
-            .fetch_all(pool)
-            .await?
-        });
+        let enabled = Sql {
+            text: "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
+                   JOIN webhook_progress p ON p.society_id = e.society_id AND p.endpoint_id = e.id \
+                   JOIN societies s ON s.id = e.society_id \
+                   WHERE e.state = 'enabled' AND e.deleted_at IS NULL ORDER BY e.society_id, e.id"
+                .to_owned(),
+            args: Vec::new(),
+        };
+        let endpoints: Vec<FanOutRow> = self.lookup_rows(&enabled).await?;
         let mut queued = 0;
         for endpoint in endpoints {
             queued += self.fan_out_one(&endpoint, page, now).await?;
