@@ -1,5 +1,5 @@
 -- SQLite's event triggers made again in a smaller form (see store/src/events/sources.rs): every connection parses
--- every trigger, a read-only one too, and the 102 of them were 0.84 MB of each connection's 1.17 MB of schema. They
+-- every trigger, a read-only one too, and the 99 of them were 0.84 MB of each connection's 1.17 MB of schema. They
 -- write the same events. PostgreSQL's are left as they are.
 {sqlite_track_events_again:farmers}
 {sqlite_track_events_again:establishments}
