@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
@@ -152,6 +153,15 @@ pub(crate) trait BeginWrite {
     fn begin_write_own_events(
         &self,
     ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
+
+    /// [`Self::begin_write_own_events`] for a write whose statements before [`WriteTx::commit_with`] only read, and
+    /// need no lock. PostgreSQL begins it only when its writes take more than one statement: until then each read runs
+    /// on its connection in a transaction of its own, and a write of one statement runs with its event as one
+    /// statement, which commits alone (one round trip where `BEGIN`, the write, the events and `COMMIT` took four).
+    /// SQLite begins it at once.
+    fn begin_write_own_events_lazily(
+        &self,
+    ) -> impl std::future::Future<Output = Result<WriteTx<'static, Self::Database>, sqlx::Error>> + Send;
 }
 
 impl BeginWrite for MeteredPool<sqlx::Sqlite> {
@@ -167,6 +177,10 @@ impl BeginWrite for MeteredPool<sqlx::Sqlite> {
             own_events: true,
             ..WriteTx::new(begun)
         })
+    }
+
+    async fn begin_write_own_events_lazily(&self) -> Result<WriteTx<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.begin_write_own_events().await
     }
 }
 
@@ -200,23 +214,40 @@ impl BeginWrite for MeteredPool<sqlx::Postgres> {
             ..WriteTx::new(begun)
         })
     }
+
+    async fn begin_write_own_events_lazily(&self) -> Result<WriteTx<'static, sqlx::Postgres>, sqlx::Error> {
+        Ok(WriteTx {
+            session: Session::Unbegun(self.acquire().await?),
+            own_events: true,
+            own: Vec::new(),
+        })
+    }
 }
 
 /// A transaction that writes. Its `commit` first renders the payload of every event its changes wrote
 /// ([`crate::events`]), so no write path can commit a change whose event lacks its record. It is the only way the
 /// store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
 pub(crate) struct WriteTx<'c, DB: sqlx::Database> {
-    tx: sqlx::Transaction<'c, DB>,
+    session: Session<'c, DB>,
     /// Begun with capture paused ([`BeginWrite::begin_write_own_events`]): the events are `own`.
     own_events: bool,
     own: Vec<OwnEvent>,
+}
+
+/// Where a [`WriteTx`]'s statements run.
+enum Session<'c, DB: sqlx::Database> {
+    /// In its transaction.
+    Begun(sqlx::Transaction<'c, DB>),
+    /// On a PostgreSQL connection that no transaction has begun on yet
+    /// ([`BeginWrite::begin_write_own_events_lazily`]).
+    Unbegun(PoolConnection<DB>),
 }
 
 impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
     /// Wraps a transaction begun on a connection of its own (an operator's import).
     pub(crate) fn new(tx: sqlx::Transaction<'c, DB>) -> Self {
         Self {
-            tx,
+            session: Session::Begun(tx),
             own_events: false,
             own: Vec::new(),
         }
@@ -259,7 +290,11 @@ impl<'c, DB: sqlx::Database> WriteTx<'c, DB> {
 
     /// Rolls back: nothing, events included, is kept.
     pub(crate) async fn rollback(self) -> Result<(), sqlx::Error> {
-        self.tx.rollback().await
+        match self.session {
+            Session::Begun(tx) => tx.rollback().await,
+            // Nothing was written yet.
+            Session::Unbegun(_) => Ok(()),
+        }
     }
 }
 
@@ -267,13 +302,19 @@ impl<DB: sqlx::Database> std::ops::Deref for WriteTx<'_, DB> {
     type Target = DB::Connection;
 
     fn deref(&self) -> &DB::Connection {
-        &self.tx
+        match &self.session {
+            Session::Begun(tx) => tx,
+            Session::Unbegun(connection) => connection,
+        }
     }
 }
 
 impl<DB: sqlx::Database> std::ops::DerefMut for WriteTx<'_, DB> {
     fn deref_mut(&mut self) -> &mut DB::Connection {
-        &mut self.tx
+        match &mut self.session {
+            Session::Begun(tx) => tx,
+            Session::Unbegun(connection) => connection,
+        }
     }
 }
 
@@ -282,8 +323,21 @@ impl WriteTx<'_, sqlx::Sqlite> {
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
         let own = self.take_own_events()?;
-        crate::events::render_pending_sqlite(&mut self.tx, own).await?;
-        self.tx.commit().await
+        let Session::Begun(mut tx) = self.session else {
+            return Err(sqlx::Error::Protocol("a SQLite write began no transaction".into()));
+        };
+        crate::events::render_pending_sqlite(&mut tx, own).await?;
+        tx.commit().await
+    }
+
+    /// Runs `batch`, then commits as [`Self::commit`] does.
+    pub(crate) async fn commit_with(mut self, batch: Batch) -> Result<(), sqlx::Error> {
+        for sql in batch.into_queries() {
+            bind_args!(sqlx::query(&sql.text), &sql.args)
+                .execute(&mut *self)
+                .await?;
+        }
+        self.commit().await
     }
 }
 
@@ -292,9 +346,47 @@ impl WriteTx<'_, sqlx::Postgres> {
     #[allow(clippy::disallowed_methods, reason = "the one place the store commits")]
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
         let own = self.take_own_events()?;
-        crate::events::render_pending_postgres(&mut self.tx, own).await?;
-        self.tx.commit().await
+        let mut tx = match self.session {
+            Session::Begun(tx) => tx,
+            Session::Unbegun(connection) => begin_own_events_postgres(connection).await?,
+        };
+        crate::events::render_pending_postgres(&mut tx, own).await?;
+        tx.commit().await
     }
+
+    /// Runs `batch`, then commits as [`Self::commit`] does. A transaction not begun yet, whose batch is one query and
+    /// whose one event is a record's creation, runs the batch and that event as one statement, which commits alone
+    /// ([`crate::events::postgres_own_creation_last`]).
+    pub(crate) async fn commit_with(mut self, mut batch: Batch) -> Result<(), sqlx::Error> {
+        let alone = batch.is_one_query() && matches!(self.own.as_slice(), [event] if event.action == "created");
+        if let (true, Session::Unbegun(connection)) = (alone, &mut self.session) {
+            if let Some(event) = self.own.pop() {
+                crate::events::postgres_own_creation_last(&mut batch, event);
+            }
+            for sql in batch.into_queries() {
+                bind_args!(sqlx::query(&sql.text), &sql.args)
+                    .execute(&mut **connection)
+                    .await?;
+            }
+            return Ok(());
+        }
+        if let Session::Unbegun(connection) = self.session {
+            self.session = Session::Begun(begin_own_events_postgres(connection).await?);
+        }
+        for sql in batch.into_queries() {
+            bind_args!(sqlx::query(&sql.text), &sql.args)
+                .execute(&mut *self)
+                .await?;
+        }
+        self.commit().await
+    }
+}
+
+/// The transaction of a [`WriteTx`] begun lazily, once it needs one.
+async fn begin_own_events_postgres(
+    connection: PoolConnection<sqlx::Postgres>,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    sqlx::Transaction::begin(connection, Some(crate::events::POSTGRES_BEGIN_OWN_EVENTS.into())).await
 }
 
 /// Ids bound in one `IN (…)` list: far within SQLite's and PostgreSQL's limits on bound parameters.
@@ -528,6 +620,15 @@ impl Batch {
         }
         starts.push(sql.text.len());
         sql
+    }
+
+    /// Whether the batch is sent as one query, with room in it for one more statement.
+    pub fn is_one_query(&self) -> bool {
+        match self.groups.as_slice() {
+            [] => true,
+            [(sql, _)] => sql.args.len() < BATCH_ARGS,
+            _ => false,
+        }
     }
 
     /// The queries that run the batch, in order: one unless it is very large.

@@ -158,6 +158,25 @@ on_both_backends! {
         no_event_lacks_its_payload(&app).await;
     }
 
+    async fn an_order_too_large_for_one_statement_yields_its_one_event_too(app) {
+        // 1,600 supplies of 13 values each are more than one statement binds: PostgreSQL then writes the order in a
+        // transaction of several statements, not in the one statement that carries a smaller order and its event.
+        let login = app.login_as(integrator("AR")).await;
+        let token = login["access_token"].as_str().expect("token").to_owned();
+        let society = login["society"]["id"].as_i64().expect("society");
+        let start = head(&app, &token).await;
+        let mut body = work_order(&app, &token, society).await;
+        let supply = body["supplies"][0].clone();
+        body["supplies"] = json!(vec![supply; 1600]);
+        let order = json_of(app.post("/integration/api/v1/workOrders", &token, &body).await, StatusCode::CREATED).await;
+        let order_id = order["header"]["local_id"].clone();
+        assert_eq!(order["supplies"].as_array().map(Vec::len), Some(1600));
+        let (events, _) = wait_for(&app, &token, &start, "", 1).await;
+        assert_eq!(types(&events), [format!("work_order.created {order_id}")]);
+        assert_eq!(events[0]["data"], order);
+        no_event_lacks_its_payload(&app).await;
+    }
+
     async fn field_writes_and_jobs_have_events_too(app) {
         let login = app.login_as(integrator("AR")).await;
         let token = login["access_token"].as_str().expect("token").to_owned();

@@ -8,8 +8,8 @@ mod sources;
 
 pub use feed::{FeedPage, FeedRefusal, StoredEvent};
 pub(crate) use payload::{
-    render_pending_postgres, render_pending_sqlite, OwnEvent, WrittenEvents, POSTGRES_BEGIN_OWN_EVENTS,
-    SQLITE_BEGIN_OWN_EVENTS,
+    postgres_own_creation_last, render_pending_postgres, render_pending_sqlite, OwnEvent, WrittenEvents,
+    POSTGRES_BEGIN_OWN_EVENTS, SQLITE_BEGIN_OWN_EVENTS,
 };
 #[cfg(test)]
 pub(crate) use sources::EVENT_SOURCES;

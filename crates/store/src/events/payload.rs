@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sqlx::{PgConnection, SqliteConnection};
 
-use crate::db::{bind_args, Arg, Sql, IDS_PER_QUERY};
+use crate::db::{bind_args, Arg, Batch, Sql, IDS_PER_QUERY};
 use crate::resources::establishments::Establishments;
 use crate::resources::farmers::FarmersV3;
 use crate::resources::field::{
@@ -373,6 +373,34 @@ const POSTGRES_INSERT_WHOLE: &str = "INSERT INTO events \
      AS w(society_id, resource, resource_id, action, occurred_at, payload) \
      WHERE current_setting('tranquera.events_paused_before', true) IS DISTINCT FROM 'on' \
      ORDER BY w.society_id, w.resource, w.resource_id";
+
+/// PostgreSQL: a record's creation written whole as the last statement of a [`Batch`] that runs as one statement in
+/// a transaction of its own ([`crate::db::WriteTx::commit_with`]), its other statements being that statement's
+/// `WITH` clauses. It pauses capture for that transaction, as [`POSTGRES_BEGIN_OWN_EVENTS`] does: their triggers
+/// run when the statement ends, so after the pause. Like [`POSTGRES_INSERT_WHOLE`], it writes nothing when capture
+/// was paused before (read in a subquery of its own, which runs before the pause).
+const POSTGRES_PAUSE_AND_CREATE: &str = "INSERT INTO events \
+     (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+     SELECT ?, x.tx, x.tx, ?, ?, 'created', ?, ? \
+     FROM (SELECT pg_current_xact_id()::text::bigint AS tx, b.before, \
+     set_config('tranquera.events_paused', 'on', true) AS paused \
+     FROM (SELECT current_setting('tranquera.events_paused', true) AS before OFFSET 0) b) x \
+     WHERE x.before IS DISTINCT FROM 'on'";
+
+/// Adds the event of a record's creation, written whole, as the last statement of `batch`
+/// ([`POSTGRES_PAUSE_AND_CREATE`]).
+pub(crate) fn postgres_own_creation_last(batch: &mut Batch, event: OwnEvent) {
+    batch.statement().push_with(
+        POSTGRES_PAUSE_AND_CREATE,
+        &[
+            Arg::Int(event.society_id),
+            Arg::Text(event.resource.to_owned()),
+            Arg::Int(event.id),
+            Arg::Int(event.occurred_at),
+            Arg::Text(event.payload),
+        ],
+    );
+}
 
 /// PostgreSQL, in one round trip: the transaction's own events written whole ([`POSTGRES_INSERT_WHOLE`]), and the
 /// first [`RENDER_PAGE`] (`$7`) of its other events still without a payload (none when it never took an id, i.e.

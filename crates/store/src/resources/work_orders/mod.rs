@@ -1,6 +1,8 @@
 //! Work orders: read ([`read`]), and written whole (header and lines added, changed, removed) in one transaction
 //! that asks about every reference the body makes before anything is written ([`Plan`]), then writes the header and
-//! every line in one batch ([`lines`]). [`Store::write_work_order`] reads as its steps.
+//! every line in one batch ([`lines`]). [`Store::write_work_order`] reads as its steps. A create on PostgreSQL asks
+//! before its transaction begins, and its batch, with the order's event, is usually one statement, which is then
+//! its whole transaction ([`crate::db::BeginWrite::begin_write_own_events_lazily`]).
 //!
 //! Lines sent with a `local_id` keep it; lines sent without one are new; lines of the order not sent are removed.
 //! The order's row is locked for the transaction (PostgreSQL `FOR UPDATE`; SQLite has one writer), so concurrent
@@ -430,7 +432,11 @@ impl Store {
         let now = now_millis();
         let state_query = order_state_query(dialect.lock_rows(RowLock::Update));
         with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write_own_events().await?;
+            // A create reads before it writes only what needs no lock, so PostgreSQL may write it in one statement.
+            let mut tx = match mode {
+                WriteMode::Create => pool.begin_write_own_events_lazily().await?,
+                WriteMode::Replace { .. } => pool.begin_write_own_events().await?,
+            };
             // 1. The order replaced: locked, live, writable, and at the version `If-Match` names.
             let kept = match mode {
                 WriteMode::Create => Kept { active: true, created_at: now },
@@ -498,13 +504,8 @@ impl Store {
                 }
             };
             line_inserts_of(&mut batch, command, &order, &supply_ids, &labour_ids);
-            for sql in batch.into_queries() {
-                if let Err(error) = bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await {
-                    drop(tx);
-                    return self.answer_write_error(error, society_id, external_id, own_id).await;
-                }
-            }
-            // 5. The answer, from the rows just written; it is also the payload of the order's event, written whole.
+            // 5. The answer, from the rows the batch writes; it is also the payload of the order's event, written
+            // whole with them.
             let (header, supplies, labours, links) =
                 written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
             let render = scope.render();
@@ -517,7 +518,9 @@ impl Store {
                 WriteMode::Replace { .. } => "updated",
             };
             tx.event(society_id, "work_order", order.id, action, now, &written)?;
-            tx.commit().await?;
+            if let Err(error) = tx.commit_with(batch).await {
+                return self.answer_write_error(error, society_id, external_id, own_id).await;
+            }
             Ok(Ok(Written { order: written, version }))
         })
     }
