@@ -358,25 +358,23 @@ impl WriteTx<'_, sqlx::Postgres> {
     /// whose one event is a record's creation, runs the batch and that event as one statement, which commits alone
     /// ([`crate::events::postgres_own_creation_last`]).
     pub(crate) async fn commit_with(mut self, mut batch: Batch) -> Result<(), sqlx::Error> {
-        let alone = batch.is_one_query() && matches!(self.own.as_slice(), [event] if event.action == "created");
-        if let (true, Session::Unbegun(connection)) = (alone, &mut self.session) {
+        let alone = matches!(self.session, Session::Unbegun(_))
+            && batch.is_one_query()
+            && matches!(self.own.as_slice(), [event] if event.action == "created");
+        if alone {
             if let Some(event) = self.own.pop() {
                 crate::events::postgres_own_creation_last(&mut batch, event);
             }
-            for sql in batch.into_queries() {
-                bind_args!(sqlx::query(&sql.text), &sql.args)
-                    .execute(&mut **connection)
-                    .await?;
-            }
-            return Ok(());
-        }
-        if let Session::Unbegun(connection) = self.session {
+        } else if let Session::Unbegun(connection) = self.session {
             self.session = Session::Begun(begin_own_events_postgres(connection).await?);
         }
         for sql in batch.into_queries() {
             bind_args!(sqlx::query(&sql.text), &sql.args)
                 .execute(&mut *self)
                 .await?;
+        }
+        if alone {
+            return Ok(());
         }
         self.commit().await
     }
