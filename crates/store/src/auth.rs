@@ -264,7 +264,8 @@ struct RefreshRow {
 
 crate::row_by_position! {
     /// A token with its user and society, in the order the token check selects them.
-    struct AccessRow {
+    #[derive(Clone)]
+    pub(crate) struct AccessRow {
         user_id: i64,
         expires_at: i64,
         revoked_at: Option<i64>,
@@ -513,9 +514,14 @@ impl Store {
                     .query_row((society_id, &hash), AccessRow::from_sqlite_row)
                     .optional()
             })?,
+            // A round trip each: the requests of one token that arrive during a check share the next one.
             Db::Postgres { token, .. } => {
-                token
-                    .fetch_optional(&ACCESS_POSTGRES, &[Arg::Int(society_id), Arg::Text(hash)])
+                self.token_checks
+                    .check(&hash, || async {
+                        token
+                            .fetch_optional(&ACCESS_POSTGRES, &[Arg::Int(society_id), Arg::Text(hash.clone())])
+                            .await
+                    })
                     .await?
             }
         };

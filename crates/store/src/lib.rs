@@ -11,6 +11,7 @@
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
+//! - `shared_checks`: one token check under way per token on PostgreSQL, shared by the requests that arrive during it.
 //! - [`housekeeping`]: bounded purges of expired tokens, login failures, idempotency keys and finished jobs.
 //! - [`idempotency`]: the first answer to a POST with an `Idempotency-Key`, replayed to its retries.
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
@@ -49,6 +50,7 @@ pub mod rate_limits;
 pub mod reference;
 pub mod render;
 pub mod resources;
+mod shared_checks;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -216,6 +218,8 @@ pub struct Store {
     instance: Arc<tokio::sync::OnceCell<Arc<str>>>,
     /// The dependants of each table, read from the schema's catalogue once.
     dependants: Arc<tokio::sync::OnceCell<dependants::Dependants>>,
+    /// PostgreSQL's token checks under way, by token.
+    token_checks: Arc<shared_checks::SharedChecks<Option<auth::AccessRow>>>,
 }
 
 /// The society a request acts for. Obtained only by authenticating, so every tenant query is scoped.
@@ -278,6 +282,7 @@ impl Store {
             config,
             instance: Arc::default(),
             dependants: Arc::default(),
+            token_checks: Arc::default(),
         })
     }
 
