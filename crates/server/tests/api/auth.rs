@@ -1,6 +1,9 @@
 //! Login, refresh, token checks and throttling.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use client::futures_util::future::{join, join_all};
 
 use reqwest::header::HeaderValue;
 use reqwest::{Method, StatusCode};
@@ -255,6 +258,60 @@ on_both_backends! {
         let revoked = app.store.admin().revoke_tokens(account.email).await.expect("revoke");
         assert!(revoked >= 2, "access and refresh tokens revoked, got {revoked}");
         error_envelope(app.get(FARMERS, &token).await, StatusCode::UNAUTHORIZED).await;
+    }
+
+    async fn a_revocation_stops_every_request_sent_after_it_under_load(app) {
+        let account = integrator("MX");
+        let token = app.token(account).await;
+        let stop = AtomicBool::new(false);
+        // Eight callers of the token keep a check of it under way, which the requests after the revocation must not
+        // take the outcome of.
+        let load = join_all((0..8).map(|_| async {
+            let mut answered = 0_u32;
+            while !stop.load(Ordering::SeqCst) {
+                app.get(FARMERS, &token).await;
+                answered += 1;
+            }
+            answered
+        }));
+        let after_revocation = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            app.store.admin().revoke_tokens(account.email).await.expect("revoke");
+            let answers = join_all((0..16).map(|_| app.get(FARMERS, &token))).await;
+            stop.store(true, Ordering::SeqCst);
+            answers
+        };
+        let (answered, answers) = join(load, after_revocation).await;
+        assert!(answered.iter().all(|&count| count > 0), "the load ran: {answered:?}");
+        for answer in answers {
+            error_envelope(answer, StatusCode::UNAUTHORIZED).await;
+        }
+    }
+
+    async fn a_write_is_seen_by_every_request_sent_after_it_under_load(app) {
+        const ESTABLISHMENTS: &str = "/api/v3/third_party/establishments";
+        let token = app.token(integrator("AR")).await;
+        let farmer = app.get_ok(FARMERS, &token).await["items"][0]["id"].clone();
+        let total = |body: Value| body["total_items"].as_u64().expect("total");
+        let before = total(app.get_ok(ESTABLISHMENTS, &token).await);
+        let stop = AtomicBool::new(false);
+        let load = join_all((0..8).map(|_| async {
+            while !stop.load(Ordering::SeqCst) {
+                app.get(ESTABLISHMENTS, &token).await;
+            }
+        }));
+        let after_write = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let created = app.post(ESTABLISHMENTS, &token, &json!({ "name": "Bajo carga", "farmer_id": farmer })).await;
+            assert_eq!(created.status(), StatusCode::CREATED);
+            let answers = join_all((0..16).map(|_| app.get_ok(ESTABLISHMENTS, &token))).await;
+            stop.store(true, Ordering::SeqCst);
+            answers
+        };
+        let (_, answers) = join(load, after_write).await;
+        for answer in answers {
+            assert_eq!(total(answer), before + 1, "every list read after the create counts it");
+        }
     }
 
     async fn a_token_whose_account_lost_the_role_is_403(app) {
