@@ -514,7 +514,7 @@ impl Store {
                     .query_row((society_id, &hash), AccessRow::from_sqlite_row)
                     .optional()
             })?,
-            // A round trip each: the requests of one token that arrive during a check share the next one.
+            // Each check is a round trip: the requests of one token that arrive during one share the next one.
             Db::Postgres { token, .. } => {
                 self.token_checks
                     .check(&hash, || async {
