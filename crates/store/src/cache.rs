@@ -1,7 +1,8 @@
 //! A bounded, versioned, least-recently-used cache, the one the store keeps page indexes in and the server keeps the
 //! rendered bodies of lists in. Each entry is valid for one version of what it was made from (a table's version, a
 //! society's data); a lookup with another version misses, and the next store replaces the entry. Requests that miss
-//! at the same time wait for one of them to make the value.
+//! at the same time wait for one of them to make the value. [`HeldByKey`] keeps their gates, and the token checks'
+//! lanes (`shared_checks`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -26,15 +27,54 @@ struct Entries<V, T> {
     clock: u64,
 }
 
-/// One gate per key whose value is being made.
-type Gates = HashMap<String, Arc<tokio::sync::Mutex<()>>>;
+/// Values by key that exist while someone holds them: the first to ask for a key makes its value, and the last to
+/// let go of it removes it. A value is only reached through the map, under its lock, so no one can take it up again
+/// while it is being removed.
+pub(crate) struct HeldByKey<V> {
+    by_key: Mutex<HashMap<String, Arc<V>>>,
+}
+
+impl<V> Default for HeldByKey<V> {
+    fn default() -> Self {
+        Self {
+            by_key: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<V: Default> HeldByKey<V> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<V>>> {
+        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
+        self.by_key.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The value of `key`, made now if no one holds it.
+    pub(crate) fn hold(&self, key: &str) -> Arc<V> {
+        Arc::clone(self.lock().entry(key.to_owned()).or_default())
+    }
+
+    /// Lets go of `held`, the value of `key`; the last holder removes it.
+    pub(crate) fn release(&self, key: &str, held: Arc<V>) {
+        let mut by_key = self.lock();
+        if by_key.get(key).is_some_and(|current| Arc::ptr_eq(current, &held)) && Arc::strong_count(&held) == 2 {
+            by_key.remove(key);
+        }
+    }
+
+    /// How many keys are held; for the tests.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
 
 /// Values of type `T` by key, each valid for one version `V`; at most `budget` in weight together.
 pub struct VersionedCache<V, T> {
     entries: Mutex<Entries<V, T>>,
     budget: usize,
-    /// Requests that find no value wait for the one already making it rather than each make their own.
-    gates: Mutex<Gates>,
+    /// Requests that find no value wait for the one already making it rather than each make their own: one gate
+    /// per key whose value is being made.
+    gates: HeldByKey<tokio::sync::Mutex<()>>,
 }
 
 impl<V, T> std::fmt::Debug for VersionedCache<V, T> {
@@ -55,13 +95,8 @@ impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
                 clock: 0,
             }),
             budget,
-            gates: Mutex::new(HashMap::new()),
+            gates: HeldByKey::default(),
         }
-    }
-
-    fn lock_gates(&self) -> MutexGuard<'_, Gates> {
-        // The map is consistent after every statement, so a panic elsewhere leaves nothing half-done.
-        self.gates.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The value kept for `key` at `version`, or the one `make` makes (and keeps): made once however many requests
@@ -73,7 +108,7 @@ impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
         if let Some(value) = self.get(&key, &version) {
             return Ok(value);
         }
-        let gate = Arc::clone(self.lock_gates().entry(key.clone()).or_default());
+        let gate = self.gates.hold(&key);
         let made = {
             let _making = gate.lock().await;
             match self.get(&key, &version) {
@@ -85,11 +120,7 @@ impl<V: PartialEq, T: Weighted> VersionedCache<V, T> {
                 }),
             }
         };
-        // The last of the requests that shared the gate removes it.
-        let mut gates = self.lock_gates();
-        if gates.get(&key).is_some_and(|current| Arc::ptr_eq(current, &gate)) && Arc::strong_count(&gate) == 2 {
-            gates.remove(&key);
-        }
+        self.gates.release(&key, gate);
         made
     }
 
@@ -202,7 +233,7 @@ mod tests {
         let remade = cache.get_or_build("plots".into(), 2, make()).await;
         assert_eq!(remade.map(|value| value.0), Ok(3));
         assert_eq!(made.load(Ordering::SeqCst), 2, "another version is made again");
-        assert!(cache.lock_gates().is_empty(), "no gate is left behind");
+        assert_eq!(cache.gates.len(), 0, "no gate is left behind");
     }
 
     #[test]

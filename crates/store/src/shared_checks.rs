@@ -5,11 +5,12 @@
 //! A request never takes the outcome of a check that began before it arrived: every check it can share is sent
 //! after it arrived, so it sees each write and each revocation committed before then, as a check of its own would.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::OnceCell;
+
+use crate::cache::HeldByKey;
 
 /// One check, shared by every request that joined it before it was sent.
 type Flight<T> = Arc<OnceCell<T>>;
@@ -33,13 +34,13 @@ impl<T> Default for Lane<T> {
 
 /// The checks of every key that has requests waiting.
 pub(crate) struct SharedChecks<T> {
-    lanes: Mutex<HashMap<String, Arc<Lane<T>>>>,
+    lanes: HeldByKey<Lane<T>>,
 }
 
 impl<T> Default for SharedChecks<T> {
     fn default() -> Self {
         Self {
-            lanes: Mutex::new(HashMap::new()),
+            lanes: HeldByKey::default(),
         }
     }
 }
@@ -51,7 +52,7 @@ impl<T> std::fmt::Debug for SharedChecks<T> {
     }
 }
 
-/// Locks a map or a slot that is consistent after every statement, so a panic elsewhere leaves nothing half-done.
+/// Locks a lane's slot, which is consistent after every statement, so a panic elsewhere leaves nothing half-done.
 fn lock<V>(mutex: &Mutex<V>) -> MutexGuard<'_, V> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -64,7 +65,7 @@ impl<T: Clone> SharedChecks<T> {
         F: Fn() -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let lane = Arc::clone(lock(&self.lanes).entry(key.to_owned()).or_default());
+        let lane = self.lanes.hold(key);
         let flight = Arc::clone(lock(&lane.next).get_or_insert_with(Flight::default));
         let outcome = flight
             .get_or_try_init(|| async {
@@ -80,18 +81,8 @@ impl<T: Clone> SharedChecks<T> {
             })
             .await
             .cloned();
-        // The last of the key's callers removes its lane: a lane is only reached through the map, under its lock.
-        let mut lanes = lock(&self.lanes);
-        if lanes.get(key).is_some_and(|current| Arc::ptr_eq(current, &lane)) && Arc::strong_count(&lane) == 2 {
-            lanes.remove(key);
-        }
+        self.lanes.release(key, lane);
         outcome
-    }
-
-    /// How many keys have calls under way; for the tests.
-    #[cfg(test)]
-    fn lanes(&self) -> usize {
-        lock(&self.lanes).len()
     }
 }
 
@@ -110,7 +101,7 @@ mod tests {
         let check = || async { Ok::<_, ()>(runs.fetch_add(1, Ordering::SeqCst) + 1) };
         assert_eq!(checks.check("a", check).await, Ok(1));
         assert_eq!(checks.check("a", check).await, Ok(2));
-        assert_eq!(checks.lanes(), 0);
+        assert_eq!(checks.lanes.len(), 0);
     }
 
     #[tokio::test]
@@ -159,7 +150,7 @@ mod tests {
             );
         }
         assert_eq!(runs.load(Ordering::SeqCst), 2);
-        assert_eq!(checks.lanes(), 0);
+        assert_eq!(checks.lanes.len(), 0);
     }
 
     #[tokio::test]
@@ -174,6 +165,6 @@ mod tests {
         };
         let (a, b) = tokio::join!(checks.check("k", check), checks.check("k", check));
         assert_eq!((a, b), (Err("down"), Ok(1)));
-        assert_eq!(checks.lanes(), 0);
+        assert_eq!(checks.lanes.len(), 0);
     }
 }
