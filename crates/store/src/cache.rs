@@ -1,7 +1,7 @@
 //! A bounded, versioned, least-recently-used cache, the one the store keeps page indexes in and the server keeps the
 //! rendered bodies of lists in. Each entry is valid for one version of what it was made from (a table's version, a
 //! society's data); a lookup with another version misses, and the next store replaces the entry. Requests that miss
-//! at the same time wait for one of them to make the value. [`HeldByKey`] keeps their gates, and the token checks'
+//! at the same time wait for one of them to make the value. `HeldByKey` keeps their gates, and the token checks'
 //! lanes (`shared_checks`).
 
 use std::collections::HashMap;
