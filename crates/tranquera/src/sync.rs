@@ -4,7 +4,8 @@
 //! Every record lands first in the folder's SQLite mirror (`tranquera.sqlite`, via [`mirror`]), upserted by id
 //! page by page; with `--format jsonl` or `csv` each resource's live records are then rendered to
 //! `<resource>.jsonl` / `<resource>.csv`. The mirror is the one source of truth for every format, so switching
-//! formats on a folder never refetches, and an interrupted run loses at most the page in flight.
+//! formats on a folder never refetches. An interrupted run loses nothing stored: its unfinished resource is walked
+//! again whole.
 //!
 //! The state file `.tranquera-sync.json` records, per resource, the instant its last successful sync started,
 //! minus a safety overlap. The next run asks only for records updated since then (`updated_at_from` in v3,
