@@ -102,6 +102,15 @@ impl PgColumn for String {
     }
 }
 
+/// An `int8[]` (a list's ids in one value, for its page index), through tokio-postgres's array decoding.
+impl PgColumn for Vec<i64> {
+    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
+        let bytes = bytes.ok_or(ColumnError::Null(column))?;
+        <Vec<i64> as FromSql>::from_sql(&Type::INT8_ARRAY, bytes)
+            .map_err(|_| ColumnError::Type(column, "an array of bigint"))
+    }
+}
+
 impl<T: PgColumn> PgColumn for Option<T> {
     fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
         bytes.map(|bytes| T::decode(column, Some(bytes))).transpose()
