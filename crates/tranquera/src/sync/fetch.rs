@@ -2,10 +2,10 @@
 //! served and decoded, so the server and the client work at the same time instead of taking turns.
 //!
 //! The first page is fetched alone: it says how many pages there are, and a list the account cannot read fails
-//! there. Then up to [`AHEAD`] pages are fetched ahead, each on a task of its own, at most [`REQUESTS_AT_ONCE`] of
-//! them asked of the server at a time, and they are handed over in page order. Each page's `next_page` still decides
-//! where the walk goes, as for a client that follows it one page at a time: past the pages announced, or nowhere, the
-//! pages asked ahead given up.
+//! there. Then pages are fetched ahead, each on a task of its own: up to [`MOST_AHEAD`], fewer when the first page
+//! was large ([`pages_ahead`]), at most [`REQUESTS_AT_ONCE`] of them asked of the server at a time. They are handed
+//! over in page order. Each page's `next_page` still decides where the walk goes, as for a client that follows it one
+//! page at a time: past the pages announced, or nowhere, the pages asked ahead given up.
 //!
 //! Each record is kept as the bytes the API sent (`RawValue`): only its id and audit instants are decoded, so
 //! a record is neither parsed into a tree nor written out again.
@@ -27,11 +27,19 @@ use crate::settings::Failure;
 /// Requests of one list at the server at once. Two keep the server busy while the client stores a page; a few more
 /// cover the variation between pages without crowding a server that others use too.
 const REQUESTS_AT_ONCE: usize = 4;
-/// Pages fetched ahead of the one being stored, answered or still asked for. A request goes out as soon as another
-/// is answered, not when the mirror has stored the pages before it: the mirror is shared by the lists synced at once,
-/// and while it stored one list's pages, a window of four left the server idle on the other's. With sixteen, the
-/// PostgreSQL full sync took 14.8-16.7 s, against 16.7-18.0 s with four (`docs/performance.md`).
-const AHEAD: usize = 16;
+/// Pages fetched ahead of the one being stored, answered or still asked for, at most. A request goes out as soon as
+/// another is answered, not when the mirror has stored the pages before it: the mirror is shared by the lists synced
+/// at once, and while it stored one list's pages, a window of four left the server idle on the other's. With sixteen,
+/// the PostgreSQL full sync took 14.8-16.7 s, against 16.7-18.0 s with four (`docs/performance.md`).
+const MOST_AHEAD: usize = 16;
+/// What the pages ahead may hold, judged by the first page's records: sixteen pages of 500 work orders with their
+/// lines held 80 MB, and the client, slower for it, made the SQLite full sync slower.
+const BYTES_AHEAD: usize = 8 << 20;
+
+/// How many pages to fetch ahead of a list whose first page's records were `first_page_bytes` long.
+fn pages_ahead(first_page_bytes: usize) -> usize {
+    (BYTES_AHEAD / first_page_bytes.max(1)).clamp(REQUESTS_AT_ONCE, MOST_AHEAD)
+}
 
 /// The first page, as mirror rows.
 pub struct First {
@@ -53,6 +61,8 @@ pub struct Walk {
     /// The last page asked for.
     asked: u64,
     in_flight: VecDeque<JoinHandle<Result<PageRows, Failure>>>,
+    /// Pages fetched ahead at most: [`pages_ahead`] of the first page.
+    ahead: usize,
     /// [`REQUESTS_AT_ONCE`] permits: a page's task holds one while it asks for its page and decodes the answer.
     requests: Arc<Semaphore>,
 }
@@ -94,6 +104,7 @@ impl Walk {
             last: page.total_pages,
             asked: 1,
             in_flight: VecDeque::new(),
+            ahead: pages_ahead(rows.iter().map(|row| row.record.len()).sum()),
             requests: Arc::new(Semaphore::new(REQUESTS_AT_ONCE)),
         };
         walk.follow(&page);
@@ -106,7 +117,7 @@ impl Walk {
 
     /// The next page's records, in page order, or `None` after the last page.
     pub async fn next(&mut self) -> Result<Option<Vec<MirrorRow>>, Failure> {
-        while self.in_flight.len() < AHEAD && self.asked < self.last {
+        while self.in_flight.len() < self.ahead && self.asked < self.last {
             self.asked += 1;
             let (api, path, query) = (self.api.clone(), self.path.clone(), self.query.clone());
             let (resource, number, deleted) = (self.resource, self.asked, self.deleted);
@@ -255,6 +266,7 @@ mod tests {
             last,
             asked,
             in_flight: VecDeque::new(),
+            ahead: MOST_AHEAD,
             requests: Arc::new(Semaphore::new(REQUESTS_AT_ONCE)),
         }
     }
@@ -356,9 +368,9 @@ mod tests {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         assert_eq!(
             counts.answered.load(Ordering::SeqCst),
-            1 + AHEAD,
+            1 + MOST_AHEAD,
             "page 1, and the window the walk filled when page 2 was taken: pages 2 to {}",
-            1 + AHEAD
+            1 + MOST_AHEAD
         );
         while let Some(rows) = walk.next().await.expect("a page") {
             ids.extend(rows.iter().map(|row| row.id));
@@ -372,6 +384,22 @@ mod tests {
             counts.most_at_once.load(Ordering::SeqCst) <= REQUESTS_AT_ONCE,
             "at most {REQUESTS_AT_ONCE} requests at the server at once, saw {}",
             counts.most_at_once.load(Ordering::SeqCst)
+        );
+    }
+
+    #[test]
+    fn large_pages_are_fetched_fewer_ahead() {
+        assert_eq!(
+            pages_ahead(500 * 224),
+            MOST_AHEAD,
+            "a page of 500 device events, 112 KB"
+        );
+        assert_eq!(pages_ahead(0), MOST_AHEAD, "an empty first page");
+        assert_eq!(pages_ahead(1 << 20), 8, "pages of 1 MB: 8 MB ahead");
+        assert_eq!(
+            pages_ahead(500 * 5_387),
+            REQUESTS_AT_ONCE,
+            "a page of 500 work orders with their lines, 2.7 MB: no fewer than the requests at once"
         );
     }
 
