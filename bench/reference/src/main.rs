@@ -15,7 +15,8 @@
 //! On PostgreSQL the two halves are measured apart, so that each runs as fast as it can: PostgreSQL's CPU for the
 //! statements (pgbench `-M prepared`, the scripts above) and this program's for the rest. A page's cost is their sum.
 //!
-//! LIST is `plots` (v2), `campaigns` (v3) or `work_orders` (v3, 100 a page, each with its supply and labour lines).
+//! LIST is `plots` (v2, their establishments and farmers read by a second statement, as the API reads them), `campaigns`
+//! (v3) or `work_orders` (v3, 100 a page, each with its supply and labour lines).
 
 use std::collections::HashMap;
 use std::error::Error;
@@ -38,13 +39,15 @@ const SAMPLE_PAGES: usize = 100;
 
 const PAGE: usize = 100;
 
-const PLOTS: &str = "SELECT t.id, t.name, t.area, t.external_code, f.id, TRIM(f.name || ' ' || COALESCE(f.lastname, '')), \
-     e.id, e.name, u.id, u.name, u.lastname, TRIM(u.name || ' ' || COALESCE(u.lastname, '')), t.created_at, t.tags_json \
-     FROM plots t \
-     JOIN establishments e ON e.society_id = t.society_id AND e.id = t.establishment_id \
-     JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id \
-     LEFT JOIN users u ON u.society_id = t.society_id AND u.id = t.created_by \
+const PLOTS: &str = "SELECT t.id, t.name, t.area, t.external_code, t.establishment_id, u.id, u.name, u.lastname, \
+     TRIM(u.name || ' ' || COALESCE(u.lastname, '')), t.created_at, t.tags_json \
+     FROM plots t LEFT JOIN users u ON u.society_id = t.society_id AND u.id = t.created_by \
      WHERE 1 = 1 AND t.society_id = $1 AND t.deleted_at IS NULL AND t.id >= $2 AND t.id < $3 ORDER BY t.id LIMIT $4";
+
+/// A page of plots' establishments, each with its farmer, completed by [`owners_statement`].
+const OWNERS: &str =
+    "SELECT e.id, e.name, f.id, TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM establishments e \
+     JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id WHERE e.society_id = $1 AND e.id";
 
 const CAMPAIGNS: &str =
     "SELECT t.id, t.master_campaign_id, t.plot_id, t.name, t.external_code, t.area, t.planting_date, \
@@ -99,6 +102,23 @@ fn links_statement(society: i64, labours: &[i64]) -> Option<(String, Vec<i64>)> 
         }
     }
     Some((sql, arguments))
+}
+
+/// The statement and arguments that read the establishments of a page of plots as the API's does: by the ids' range
+/// when they are dense, by an `IN` list padded to a power of two otherwise.
+fn owners_statement(society: i64, plots: &[PlotRow]) -> Option<(String, Vec<i64>)> {
+    let mut ids: Vec<i64> = plots.iter().map(|plot| plot.establishment_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let (low, high) = (*ids.first()?, *ids.last()?);
+    if high - low < 2 * ids.len() as i64 {
+        return Some((format!("{OWNERS} BETWEEN $2 AND $3"), vec![society, low, high]));
+    }
+    let width = ids.len().next_power_of_two();
+    ids.resize(width, high);
+    let placeholders: Vec<String> = (2..width + 2).map(|n| format!("${n}")).collect();
+    let sql = format!("{OWNERS} IN ({})", placeholders.join(", "));
+    Some((sql, std::iter::once(society).chain(ids).collect()))
 }
 
 /// An instant as the API writes it: `Y-m-dTH:i:sP` in the society's zone, or the local wall clock (v2 plots).
@@ -181,23 +201,79 @@ struct PlotV2 {
     tags: String,
 }
 
-fn plot(row: &impl Columns, clock: Clock) -> Result<PlotV2> {
-    Ok(PlotV2 {
+/// A plot as its page statement reads it, before its establishment and farmer are added.
+struct PlotRow {
+    id: i64,
+    name: String,
+    area: f64,
+    external_code: Option<String>,
+    establishment_id: i64,
+    created_by_id: Option<i64>,
+    created_by_name: Option<String>,
+    created_by_lastname: Option<String>,
+    created_by_fullname: Option<String>,
+    created_at: i64,
+    tags: String,
+}
+
+fn plot_row(row: &impl Columns) -> Result<PlotRow> {
+    Ok(PlotRow {
         id: row.column(0)?,
         name: row.column(1)?,
-        area: format!("{:.2}", row.column::<f64>(2)?),
+        area: row.column(2)?,
         external_code: row.column(3)?,
-        farmer_id: row.column(4)?,
-        farmer_name: row.column(5)?,
-        establishment_id: row.column(6)?,
-        establishment_name: row.column(7)?,
-        created_by_id: row.column(8)?,
-        created_by_name: row.column(9)?,
-        created_by_lastname: row.column(10)?,
-        created_by_fullname: row.column(11)?,
-        created_at: clock.plain(row.column(12)?),
-        tags: row.column(13)?,
+        establishment_id: row.column(4)?,
+        created_by_id: row.column(5)?,
+        created_by_name: row.column(6)?,
+        created_by_lastname: row.column(7)?,
+        created_by_fullname: row.column(8)?,
+        created_at: row.column(9)?,
+        tags: row.column(10)?,
     })
+}
+
+/// An establishment of a page of plots, with its farmer.
+struct Owner {
+    id: i64,
+    name: String,
+    farmer_id: i64,
+    farmer_name: String,
+}
+
+fn owner(row: &impl Columns) -> Result<Owner> {
+    Ok(Owner {
+        id: row.column(0)?,
+        name: row.column(1)?,
+        farmer_id: row.column(2)?,
+        farmer_name: row.column(3)?,
+    })
+}
+
+/// The page's plots with their establishments and farmers; a plot whose establishment is not read is left out, as the
+/// API leaves it out.
+fn plots(rows: Vec<PlotRow>, owners: &[Owner], clock: Clock) -> Vec<PlotV2> {
+    let owners: HashMap<i64, &Owner> = owners.iter().map(|owner| (owner.id, owner)).collect();
+    rows.into_iter()
+        .filter_map(|row| {
+            let owner = owners.get(&row.establishment_id)?;
+            Some(PlotV2 {
+                id: row.id,
+                name: row.name,
+                area: format!("{:.2}", row.area),
+                external_code: row.external_code,
+                farmer_id: owner.farmer_id,
+                farmer_name: owner.farmer_name.clone(),
+                establishment_id: row.establishment_id,
+                establishment_name: owner.name.clone(),
+                created_by_id: row.created_by_id,
+                created_by_name: row.created_by_name,
+                created_by_lastname: row.created_by_lastname,
+                created_by_fullname: row.created_by_fullname,
+                created_at: clock.plain(row.created_at),
+                tags: row.tags,
+            })
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -491,7 +567,14 @@ impl Sqlite {
     fn page(&self, list: &str, bounds: (i64, i64)) -> Result<Vec<u8>> {
         let arguments = [self.society, bounds.0, bounds.1, PAGE as i64];
         let json = match list {
-            "plots" => serde_json::to_vec(&self.read(PLOTS, &arguments, |row, clock| plot(row, clock))?),
+            "plots" => {
+                let rows = self.read(PLOTS, &arguments, |row, _| plot_row(row))?;
+                let owners = match owners_statement(self.society, &rows) {
+                    Some((sql, arguments)) => self.read(&sql, &arguments, |row, _| owner(row))?,
+                    None => Vec::new(),
+                };
+                serde_json::to_vec(&plots(rows, &owners, self.clock))
+            }
             "campaigns" => serde_json::to_vec(&self.read(CAMPAIGNS, &arguments, |row, clock| campaign(row, clock))?),
             _ => {
                 let mut orders = self.read(WORK_ORDERS, &arguments, |row, clock| header(row, clock))?;
@@ -570,6 +653,13 @@ impl Postgres {
             statements: vec![(list_statement(list).to_owned(), arguments)],
             rows: vec![first],
         };
+        if list == "plots" {
+            let rows = page.rows[0].iter().map(plot_row).collect::<Result<Vec<_>>>()?;
+            if let Some((sql, arguments)) = owners_statement(self.society, &rows) {
+                page.rows.push(self.query(&sql, &arguments)?);
+                page.statements.push((sql, arguments));
+            }
+        }
         if list == "work_orders" {
             for (select, alias) in [(SUPPLIES, "s"), (LABOURS, "l")] {
                 let sql = lines_statement(select, alias, lines.len() - 1);
@@ -593,12 +683,11 @@ impl Postgres {
 fn serialise(list: &str, page: &PostgresPage, clock: Clock) -> Result<Vec<u8>> {
     let items = |index: usize| page.rows.get(index).map(Vec::as_slice).unwrap_or_default();
     let json = match list {
-        "plots" => serde_json::to_vec(
-            &items(0)
-                .iter()
-                .map(|row| plot(row, clock))
-                .collect::<Result<Vec<_>>>()?,
-        ),
+        "plots" => {
+            let rows = items(0).iter().map(plot_row).collect::<Result<Vec<_>>>()?;
+            let owners = items(1).iter().map(owner).collect::<Result<Vec<_>>>()?;
+            serde_json::to_vec(&plots(rows, &owners, clock))
+        }
         "campaigns" => serde_json::to_vec(
             &items(0)
                 .iter()

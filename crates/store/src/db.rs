@@ -390,6 +390,16 @@ async fn begin_own_events_postgres(
 /// Ids bound in one `IN (…)` list: far within SQLite's and PostgreSQL's limits on bound parameters.
 pub(crate) const IDS_PER_QUERY: usize = 500;
 
+/// The lowest and highest of `ids` when they are a dense run: fewer than twice as many ids between them as `ids`
+/// holds. Rows written together have such ids (a page's orders and their lines, a page's plots' establishments).
+/// Reading such a run by its range ([`Sql::between`]) walks one stretch of an index instead of looking up each id, and
+/// needs no argument per id; the range may also hold rows of a few ids not asked for, which the caller leaves.
+pub(crate) fn dense_range(ids: &[i64]) -> Option<(i64, i64)> {
+    let (&low, &high) = (ids.iter().min()?, ids.iter().max()?);
+    let dense = high.saturating_sub(low) < 2 * i64::try_from(ids.len()).unwrap_or(i64::MAX / 2);
+    dense.then_some((low, high))
+}
+
 /// A value bound to a dynamically built query (and the values of [`crate::bulk`]'s rows).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Arg {
@@ -535,6 +545,14 @@ impl Sql {
     pub fn push(&mut self, text: &str) -> &mut Self {
         self.text.push_str(text);
         self
+    }
+
+    /// Appends ` BETWEEN <low> AND <high>`, the bounds as arguments.
+    pub fn between(&mut self, low: i64, high: i64) -> &mut Self {
+        self.push(" BETWEEN ")
+            .arg(Arg::Int(low))
+            .push(" AND ")
+            .arg(Arg::Int(high))
     }
 
     /// Appends `(…)` with a placeholder for each of `ids`, for an `IN` list; at most [`IDS_PER_QUERY`] of them keeps a
@@ -788,6 +806,14 @@ mod tests {
             .push("INSERT INTO b (x, y) VALUES ")
             .row([Arg::Int(2), Arg::Int(3)]);
         batch.into_queries()
+    }
+
+    #[test]
+    fn ids_written_together_are_read_by_their_range() {
+        assert_eq!(dense_range(&[5]), Some((5, 5)), "one id is its own range");
+        assert_eq!(dense_range(&[3, 4, 6]), Some((3, 6)));
+        assert_eq!(dense_range(&[3, 40, 900]), None);
+        assert_eq!(dense_range(&[]), None);
     }
 
     #[test]

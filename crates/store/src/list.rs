@@ -143,12 +143,36 @@ pub trait Resource: Send + Sync + 'static {
     type Row: FromSqliteRow + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + FromPgRow + Send + Unpin;
     /// The wire shape of one item.
     type Item: Serialize + Send + 'static;
+    /// What a row shows of other tables' records, read once for a whole page ([`Related`]); `()` when a row holds
+    /// all it shows.
+    type Related: Related<Self::Row>;
     /// How the resource is read.
     const SPEC: ListSpec;
-    /// Renders a row into its wire shape, timestamps in the society's zone.
-    fn render(row: Self::Row, render: &Render) -> Self::Item;
+    /// Renders a row, with what it shows of other tables, into its wire shape, timestamps in the society's zone.
+    fn render(row: Self::Row, related: Self::Related, render: &Render) -> Self::Item;
     /// The row's record id (`t.id`).
     fn id(row: &Self::Row) -> i64;
+}
+
+/// What a row shows of other tables' records (a v2 plot's establishment and farmer), read by one more statement for a
+/// whole page instead of joined into every row. A page's rows name few such records: a v2 plots page of 100 names
+/// about ten establishments, and on PostgreSQL joining them row by row cost more than reading the plots
+/// (docs/performance.md).
+pub trait Related<Row>: Sized + Send {
+    /// Pairs each of `rows`, of the society `society_id`, with what it shows. A row whose records are missing is left
+    /// out, as a join would have left it out.
+    fn pair(
+        store: &Store,
+        society_id: i64,
+        rows: Vec<Row>,
+    ) -> impl std::future::Future<Output = Result<Vec<(Row, Self)>, StoreError>> + Send;
+}
+
+/// Rows that show nothing beyond their own columns.
+impl<Row: Send> Related<Row> for () {
+    async fn pair(_store: &Store, _society_id: i64, rows: Vec<Row>) -> Result<Vec<(Row, Self)>, StoreError> {
+        Ok(rows.into_iter().map(|row| (row, ())).collect())
+    }
 }
 
 /// Why a list could not be served.
@@ -351,9 +375,13 @@ impl Store {
                 self.select_rows(&select).await?
             }
         };
+        let rows = R::Related::pair(self, scope.society_id(), rows).await?;
         let render = scope.render();
         Ok(Page {
-            items: rows.into_iter().map(|row| R::render(row, &render)).collect(),
+            items: rows
+                .into_iter()
+                .map(|(row, related)| R::render(row, related, &render))
+                .collect(),
             current_page: window.current_page,
             next_page: window.next_page,
             total_pages: window.total_pages,
@@ -471,9 +499,13 @@ impl Store {
             ..filter
         };
         sql.push(" AND t.id = ").arg(Arg::Int(id));
-        let row = self.select_rows::<R::Row>(&sql).await?.pop();
+        let rows = self.select_rows::<R::Row>(&sql).await?;
+        let rows = R::Related::pair(self, scope.society_id(), rows).await?;
         let render = scope.render();
-        Ok(row.map(|row| R::render(row, &render)))
+        Ok(rows
+            .into_iter()
+            .next()
+            .map(|(row, related)| R::render(row, related, &render)))
     }
 
     /// The rows `sql` selects. On SQLite they are read on the request's own thread ([`crate::inline`]): sqlx's driver
@@ -609,6 +641,7 @@ macro_rules! resource {
         impl $crate::list::Resource for $marker {
             type Row = $row;
             type Item = $item;
+            type Related = ();
             const SPEC: $crate::list::ListSpec = $crate::list::ListSpec {
                 name: $name,
                 from: $from,
@@ -626,7 +659,7 @@ macro_rules! resource {
             }
 
             #[allow(unused_variables, reason = "catalogues without timestamps do not need the renderer")]
-            fn render(row: $row, render: &$crate::Render) -> $item {
+            fn render(row: $row, _related: (), render: &$crate::Render) -> $item {
                 $item {
                     id: row.id,
                     $($field: $crate::resource!(@convert $conv, row.$field, render),)*
@@ -673,14 +706,15 @@ macro_rules! slice_of {
         impl $crate::list::Resource for $marker {
             type Row = <$whole as $crate::list::Resource>::Row;
             type Item = <$whole as $crate::list::Resource>::Item;
+            type Related = <$whole as $crate::list::Resource>::Related;
             const SPEC: $crate::list::ListSpec = $crate::list::ListSpec {
                 name: $name,
                 condition: Some($condition),
                 ..<$whole as $crate::list::Resource>::SPEC
             };
 
-            fn render(row: Self::Row, render: &$crate::Render) -> Self::Item {
-                <$whole as $crate::list::Resource>::render(row, render)
+            fn render(row: Self::Row, related: Self::Related, render: &$crate::Render) -> Self::Item {
+                <$whole as $crate::list::Resource>::render(row, related, render)
             }
 
             fn id(row: &Self::Row) -> i64 {

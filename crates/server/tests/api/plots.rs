@@ -110,4 +110,40 @@ on_both_backends! {
         error_envelope(app.get(&format!("{PLOTS}/{plot}"), &brazil).await, StatusCode::NOT_FOUND).await;
         error_envelope(app.delete(&format!("{PLOTS}/{plot}"), &brazil).await, StatusCode::NOT_FOUND).await;
     }
+
+    async fn each_v2_plot_shows_its_own_establishment_and_farmer_however_far_apart_a_pages_are(app) {
+        let token = app.token(integrator("AR")).await;
+        let establishments = app.all_items("/api/v3/third_party/establishments", &token).await;
+        let oldest = establishments.iter().filter_map(|e| e["id"].as_i64()).min().expect("an establishment");
+        let newest = new_establishment(&app, &token).await;
+        let mut created = Vec::new();
+        for establishment in [oldest, newest] {
+            let body = json!({ "name": "Lote de prueba", "establishment_id": establishment, "area": 10 });
+            let plot: Value = app.post(PLOTS, &token, &body).await.json().await.expect("JSON");
+            created.push((plot["id"].clone(), establishment));
+        }
+        let establishments = app.all_items("/api/v3/third_party/establishments", &token).await;
+        let farmers = app.all_items("/api/v3/third_party/farmers", &token).await;
+        let plots = app.all_items(V2_PLOTS, &token).await;
+        assert_eq!(Some(plots.len() as u64), app.get_ok(V2_PLOTS, &token).await["total_items"].as_u64());
+        for (id, establishment) in created {
+            let plot = plots.iter().find(|p| p["id"] == id).expect("each new plot is listed");
+            assert_eq!(plot["establishment_id"], establishment, "{plot}");
+        }
+        for plot in &plots {
+            let establishment = establishments.iter().find(|e| e["id"] == plot["establishment_id"]).expect("its establishment");
+            assert_eq!(plot["establishment_name"], establishment["name"], "{plot}");
+            assert_eq!(plot["farmer_id"], establishment["farmer_id"], "{plot}");
+            let farmer = farmers.iter().find(|f| f["id"] == plot["farmer_id"]).expect("its farmer");
+            let display = format!("{} {}", farmer["name"].as_str().unwrap_or_default(), farmer["lastname"].as_str().unwrap_or_default());
+            assert_eq!(plot["farmer_name"].as_str(), Some(display.trim_matches(' ')), "{plot}");
+        }
+        // The two new plots end the list, on a page whose establishments are far apart: read by their ids, not a range.
+        let last_page: Vec<i64> = plots[(plots.len() - 1) / 100 * 100..].iter().filter_map(|p| p["establishment_id"].as_i64()).collect();
+        let (low, high) = (last_page.iter().min().copied().unwrap_or_default(), last_page.iter().max().copied().unwrap_or_default());
+        let mut distinct = last_page.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(high - low >= 2 * i64::try_from(distinct.len()).unwrap_or(i64::MAX), "{distinct:?}");
+    }
 }

@@ -178,7 +178,7 @@ macro_rules! renderer {
         }
 
         /// The records `ids` of resource `R` in `society_id`, rendered, by id.
-        async fn rows<R: Resource>(
+        async fn rows<R: Resource<Related = ()>>(
             conn: &mut $connection,
             society_id: i64,
             ids: &[i64],
@@ -194,7 +194,7 @@ macro_rules! renderer {
                     let id = R::id(&row);
                     rendered.insert(
                         id,
-                        serde_json::to_string(&R::render(row, render)).map_err(encode)?,
+                        serde_json::to_string(&R::render(row, (), render)).map_err(encode)?,
                     );
                 }
             }
@@ -218,7 +218,7 @@ macro_rules! renderer {
                 .fetch_all(&mut *conn)
                 .await?
                 .into_iter()
-                .map(|row| WorkOrderHeaders::render(row, render))
+                .map(|row| WorkOrderHeaders::render(row, (), render))
                 .collect();
                 let supplies_sql = lines_query(SUPPLY_COLUMNS, "work_order_supplies", "s", society_id, chunk);
                 let labours_sql = lines_query(LABOUR_COLUMNS, "work_order_labours", "l", society_id, chunk);

@@ -38,6 +38,7 @@ impl Resource for Establishments {
     }
 
     type Item = Establishment;
+    type Related = ();
     const SPEC: ListSpec = ListSpec {
         name: "establishments",
         from: "establishments t",
@@ -50,7 +51,7 @@ impl Resource for Establishments {
         active: Some("t.active"),
     };
 
-    fn render(row: EstablishmentRow, render: &Render) -> Establishment {
+    fn render(row: EstablishmentRow, _related: (), render: &Render) -> Establishment {
         Establishment {
             id: row.id,
             farmer_id: row.farmer_id,
@@ -114,7 +115,7 @@ impl Store {
                     .await?,
             )),
         };
-        Ok(row.map(|row| Establishments::render(row, &scope.render())))
+        Ok(row.map(|row| Establishments::render(row, (), &scope.render())))
     }
 }
 

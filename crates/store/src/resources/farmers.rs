@@ -56,9 +56,10 @@ impl Resource for FarmersV2 {
     }
 
     type Item = FarmerV2;
+    type Related = ();
     const SPEC: ListSpec = SPEC;
 
-    fn render(row: FarmerRow, render: &Render) -> FarmerV2 {
+    fn render(row: FarmerRow, _related: (), render: &Render) -> FarmerV2 {
         FarmerV2 {
             id: row.id,
             society_id: row.society_id,
@@ -88,9 +89,10 @@ impl Resource for FarmersV3 {
     }
 
     type Item = FarmerV3;
+    type Related = ();
     const SPEC: ListSpec = SPEC;
 
-    fn render(row: FarmerRow, render: &Render) -> FarmerV3 {
+    fn render(row: FarmerRow, _related: (), render: &Render) -> FarmerV3 {
         FarmerV3 {
             id: row.id,
             name: row.name,

@@ -221,7 +221,7 @@ impl Store {
                     modified_at: now,
                     deleted_at: None,
                 };
-                DeviceEvents::render(row, &render)
+                DeviceEvents::render(row, (), &render)
             })
             .collect()))
     }

@@ -196,6 +196,7 @@ impl Resource for ObjectiveYieldJobs {
     }
 
     type Item = Job;
+    type Related = ();
     const SPEC: ListSpec = ListSpec {
         name: "update_objective_yield/jobs",
         from: "jobs t",
@@ -209,7 +210,7 @@ impl Resource for ObjectiveYieldJobs {
         active: Some("t.active"),
     };
 
-    fn render(row: JobRow, render: &Render) -> Job {
+    fn render(row: JobRow, _related: (), render: &Render) -> Job {
         render_job(row, render)
     }
 }
@@ -225,13 +226,14 @@ impl Resource for CampaignImportJobs {
     }
 
     type Item = Job;
+    type Related = ();
     const SPEC: ListSpec = ListSpec {
         name: "import/jobs",
         condition: Some("t.kind = 'campaign_import'"),
         ..ObjectiveYieldJobs::SPEC
     };
 
-    fn render(row: JobRow, render: &Render) -> Job {
+    fn render(row: JobRow, _related: (), render: &Render) -> Job {
         render_job(row, render)
     }
 }

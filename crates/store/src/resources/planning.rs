@@ -1,34 +1,150 @@
 //! Land and planning: plots (v2), tags, species, cycles, planting times, master campaigns, campaigns, cultivations, products (formulateds, formulation types, units), statuses and states, external systems.
 
-use crate::resource;
+use std::sync::Arc;
 
-resource! {
-    /// `GET /api/v2/third_party/plots` and `GET /api/v2/plots`: the v2 plot list, with its owners and creator
-    /// joined in and its tags read from the denormalised `tags_json`, so the list costs one row per plot.
-    PlotsV2, PlotV2Row => wire::planning::PlotV2 {
+use crate::db::{dense_range, Arg, Sql, IDS_PER_QUERY};
+use crate::list::{ListSpec, Related, Resource, Scoping};
+use crate::{resource, row_by_position, Render, Store, StoreError};
+
+/// `GET /api/v2/third_party/plots` and `GET /api/v2/plots`: the v2 plot list. A plot's creator is joined in and its
+/// tags are read from the denormalised `tags_json`; its establishment and farmer are read for the whole page at once
+/// ([`Related`]). Written by hand rather than with [`resource!`](crate::resource) for that second read only.
+pub struct PlotsV2;
+
+row_by_position! {
+    /// One row of the v2 plot list as its page statement selects it.
+    #[derive(Debug)]
+    pub struct PlotV2Row {
+        pub(crate) id: i64,
+        pub(crate) name: String,
+        pub(crate) area: f64,
+        pub(crate) external_code: Option<String>,
+        pub(crate) establishment_id: i64,
+        pub(crate) created_by_id: Option<i64>,
+        pub(crate) created_by_name: Option<String>,
+        pub(crate) created_by_lastname: Option<String>,
+        pub(crate) created_by_fullname: Option<String>,
+        pub(crate) created_at: i64,
+        pub(crate) tags: String,
+    }
+}
+
+impl Resource for PlotsV2 {
+    type Row = PlotV2Row;
+    type Item = wire::planning::PlotV2;
+    type Related = Arc<PlotOwner>;
+    const SPEC: ListSpec = ListSpec {
         name: "plots",
-        from: "plots t \
-               JOIN establishments e ON e.society_id = t.society_id AND e.id = t.establishment_id \
-               JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id \
-               LEFT JOIN users u ON u.society_id = t.society_id AND u.id = t.created_by",
-        scoping: Society,
-        audit: standard,
-        fields {
-            name: String = "t.name" => plain,
-            area: f64 = "t.area" => hectares_text,
-            external_code: Option<String> = "t.external_code" => plain,
-            farmer_id: i64 = "f.id" => plain,
-            farmer_name: String = "TRIM(f.name || ' ' || COALESCE(f.lastname, ''))" => plain,
-            establishment_id: i64 = "e.id" => plain,
-            establishment_name: String = "e.name" => plain,
-            created_by_id: Option<i64> = "u.id" => plain,
-            created_by_name: Option<String> = "u.name" => plain,
-            created_by_lastname: Option<String> = "u.lastname" => plain,
-            created_by_fullname: Option<String> = "TRIM(u.name || ' ' || COALESCE(u.lastname, ''))" => plain,
-            created_at: i64 = "t.created_at" => plain_at,
-            tags: String = "t.tags_json" => plain,
+        from: "plots t LEFT JOIN users u ON u.society_id = t.society_id AND u.id = t.created_by",
+        columns: "t.id AS id, t.name AS name, t.area AS area, t.external_code AS external_code, \
+                  t.establishment_id AS establishment_id, u.id AS created_by_id, u.name AS created_by_name, \
+                  u.lastname AS created_by_lastname, \
+                  TRIM(u.name || ' ' || COALESCE(u.lastname, '')) AS created_by_fullname, \
+                  t.created_at AS created_at, t.tags_json AS tags",
+        scoping: Scoping::Society,
+        condition: None,
+        created: Some("t.created_at"),
+        updated: Some("t.updated_at"),
+        deleted: Some("t.deleted_at"),
+        active: Some("t.active"),
+    };
+
+    fn render(row: PlotV2Row, owner: Arc<PlotOwner>, render: &Render) -> wire::planning::PlotV2 {
+        wire::planning::PlotV2 {
+            id: row.id,
+            name: row.name,
+            area: format!("{:.2}", row.area),
+            external_code: row.external_code,
+            farmer_id: owner.farmer_id,
+            farmer_name: owner.farmer_name.clone(),
+            establishment_id: row.establishment_id,
+            establishment_name: owner.name.clone(),
+            created_by_id: row.created_by_id,
+            created_by_name: row.created_by_name,
+            created_by_lastname: row.created_by_lastname,
+            created_by_fullname: row.created_by_fullname,
+            created_at: render.plain(row.created_at),
+            tags: row.tags,
         }
     }
+
+    fn id(row: &PlotV2Row) -> i64 {
+        row.id
+    }
+}
+
+row_by_position! {
+    /// An establishment a v2 plot belongs to, with its farmer.
+    #[derive(Debug)]
+    pub struct PlotOwner {
+        establishment_id: i64,
+        name: String,
+        farmer_id: i64,
+        farmer_name: String,
+    }
+}
+
+/// A page of v2 plots reads its establishments, each with its farmer, in one statement: by their ids' range when they
+/// are a dense run (plots are made establishment by establishment, so a page's usually are), else by their ids. A plot
+/// whose establishment or farmer is not found is left out, as the joins this replaces left it out.
+impl Related<PlotV2Row> for Arc<PlotOwner> {
+    async fn pair(store: &Store, society_id: i64, rows: Vec<PlotV2Row>) -> Result<Vec<(PlotV2Row, Self)>, StoreError> {
+        let mut ids: Vec<i64> = rows.iter().map(|row| row.establishment_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut owners = Vec::with_capacity(ids.len());
+        let statements = match dense_range(&ids) {
+            Some((low, high)) => vec![owners_statement(society_id, |sql| {
+                sql.between(low, high);
+            })],
+            None => ids
+                .chunks(IDS_PER_QUERY)
+                .map(|chunk| {
+                    owners_statement(society_id, |sql| {
+                        sql.push(" IN ").id_list(&padded(chunk));
+                    })
+                })
+                .collect(),
+        };
+        for sql in statements {
+            owners.extend(store.select_rows::<PlotOwner>(&sql).await?.into_iter().map(Arc::new));
+        }
+        owners.sort_unstable_by_key(|owner| owner.establishment_id);
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let at = owners
+                    .binary_search_by_key(&row.establishment_id, |owner| owner.establishment_id)
+                    .ok()?;
+                let owner = Arc::clone(owners.get(at)?);
+                Some((row, owner))
+            })
+            .collect())
+    }
+}
+
+/// The establishments whose ids `ids` completes (`e.id …`), each with its farmer's id and name.
+fn owners_statement(society_id: i64, ids: impl Fn(&mut Sql)) -> Sql {
+    let mut sql = Sql::default();
+    sql.push(
+        "SELECT e.id, e.name, f.id, TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM establishments e \
+         JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id WHERE e.society_id = ",
+    )
+    .arg(Arg::Int(society_id))
+    .push(" AND e.id");
+    ids(&mut sql);
+    sql
+}
+
+/// `ids` with its last one repeated up to a power of two (within [`IDS_PER_QUERY`]), so that pages naming from 9 to 16
+/// establishments share one statement, which each connection prepares once.
+fn padded(ids: &[i64]) -> Vec<i64> {
+    let width = ids.len().next_power_of_two().min(IDS_PER_QUERY).max(ids.len());
+    let mut padded = ids.to_vec();
+    if let Some(&last) = ids.last() {
+        padded.resize(width, last);
+    }
+    padded
 }
 
 resource! {
@@ -314,5 +430,24 @@ resource! {
             updated_at: i64 = "t.updated_at" => at,
             deleted_at: Option<i64> = "t.deleted_at" => at_opt,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scattered_establishments_are_asked_for_in_lists_of_a_few_lengths() {
+        assert_eq!(padded(&[4, 9, 30]), [4, 9, 30, 30]);
+        assert_eq!(padded(&[4, 9, 30, 31]), [4, 9, 30, 31]);
+        assert_eq!(padded(&[7]), [7]);
+        assert!(padded(&[]).is_empty());
+        let many: Vec<i64> = (0..300).map(|id| id * 10).collect();
+        assert_eq!(
+            padded(&many).len(),
+            IDS_PER_QUERY,
+            "never past the bound a statement may hold"
+        );
     }
 }

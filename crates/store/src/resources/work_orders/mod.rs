@@ -509,7 +509,7 @@ impl Store {
             let (header, supplies, labours, links) =
                 written_rows(command, (order.id, &supply_ids, &labour_ids), society_id, external_id, &kept, version);
             let render = scope.render();
-            let header = WorkOrderHeaders::render(header, &render);
+            let header = WorkOrderHeaders::render(header, (), &render);
             let written = assemble(vec![header], supplies, labours, links, &render)
                 .pop()
                 .ok_or_else(|| StoreError::Database("an order assembled from nothing".into()))?;

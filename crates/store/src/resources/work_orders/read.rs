@@ -11,7 +11,7 @@ use wire::work_orders::{
 };
 use wire::Page;
 
-use crate::db::{Arg, Sql, IDS_PER_QUERY};
+use crate::db::{dense_range, Arg, Sql, IDS_PER_QUERY};
 use crate::list::{FlagFilter, ListError};
 use crate::{ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
@@ -49,6 +49,7 @@ impl Resource for WorkOrderHeaders {
     }
 
     type Item = WorkOrderHeader;
+    type Related = ();
     const SPEC: ListSpec = ListSpec {
         name: "work_orders",
         from: "work_orders t",
@@ -63,7 +64,7 @@ impl Resource for WorkOrderHeaders {
         active: Some("t.active"),
     };
 
-    fn render(row: WorkOrderRow, render: &Render) -> WorkOrderHeader {
+    fn render(row: WorkOrderRow, _related: (), render: &Render) -> WorkOrderHeader {
         WorkOrderHeader {
             local_id: row.id,
             external_id: row.external_id,
@@ -174,12 +175,14 @@ const LINK_TABLES: [(&str, &str); 3] = [
 /// The statements that read the links of `labours`, all three lists in one statement.
 ///
 /// A page's labours were written together, so their ids are usually one dense run: then the links are read by the
-/// run's id range (see [`dense_range`]), which PostgreSQL answers in a third of the time that a subquery per labour
+/// run's id range (see [`dense_range`](crate::db::dense_range)), which PostgreSQL answers in a third of the time that a subquery per labour
 /// took (13 against 37 ms for a sync's page of 500 orders with 5,124 labours). Scattered ids (lines rewritten since)
 /// are read by `IN` lists instead.
 pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
     if let Some((low, high)) = dense_range(labours) {
-        return vec![links_query(society_id, |sql| between(sql, low, high))];
+        return vec![links_query(society_id, |sql| {
+            sql.between(low, high);
+        })];
     }
     labours
         .chunks(IDS_PER_QUERY)
@@ -189,24 +192,6 @@ pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
             })
         })
         .collect()
-}
-
-/// The lowest and highest of `ids` when they are a dense run: fewer than twice as many ids between them as `ids`
-/// holds. Reading such a run by its range walks one stretch of an index instead of looking up each id, and needs no
-/// argument per id; the range may also hold rows of a few ids not asked for (another order's lines, a deleted
-/// order's), which [`assemble`] never asks for.
-fn dense_range(ids: &[i64]) -> Option<(i64, i64)> {
-    let (&low, &high) = (ids.iter().min()?, ids.iter().max()?);
-    let dense = high.saturating_sub(low) < 2 * i64::try_from(ids.len()).unwrap_or(i64::MAX / 2);
-    dense.then_some((low, high))
-}
-
-/// Appends ` BETWEEN <low> AND <high>`, the bounds as arguments.
-fn between(sql: &mut Sql, low: i64, high: i64) {
-    sql.push(" BETWEEN ")
-        .arg(Arg::Int(low))
-        .push(" AND ")
-        .arg(Arg::Int(high));
 }
 
 /// `SELECT list, labour_id, linked_id` over the three link tables, `labours` completing each `x.labour_id …`.
@@ -252,7 +237,7 @@ impl LabourLinks {
 
 /// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id …`, the lines of
 /// `orders` in their stored order: by the orders' id range when they are a dense run (a page of orders usually is; see
-/// [`dense_range`]), else by an `IN` list of at most [`IDS_PER_QUERY`] of them.
+/// [`dense_range`](crate::db::dense_range)), else by an `IN` list of at most [`IDS_PER_QUERY`] of them.
 ///
 /// The range reads the lines in the order the `(society_id, work_order_id, position)` index holds them, where an `IN`
 /// list sorted the whole answer: for a sync's page of 500 orders it read 125 buffers instead of 1,580. The index is
@@ -266,7 +251,9 @@ pub(crate) fn lines_query(columns: &str, table: &str, alias: &str, society_id: i
     .arg(Arg::Int(society_id));
     sql.push(&format!(" AND {alias}.work_order_id"));
     match dense_range(orders) {
-        Some((low, high)) => between(&mut sql, low, high),
+        Some((low, high)) => {
+            sql.between(low, high);
+        }
         None => {
             sql.push(" IN ").id_list(orders);
         }
@@ -433,7 +420,6 @@ mod tests {
             scattered.text
         );
         assert_eq!(scattered.args.len(), 4);
-        assert_eq!(dense_range(&[5]), Some((5, 5)), "one order is its own range");
     }
 
     #[test]
