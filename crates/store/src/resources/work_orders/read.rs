@@ -175,7 +175,7 @@ const LINK_TABLES: [(&str, &str); 3] = [
 /// The statements that read the links of `labours`, all three lists in one statement.
 ///
 /// A page's labours were written together, so their ids are usually one dense run: then the links are read by the
-/// run's id range (see [`dense_range`](crate::db::dense_range)), which PostgreSQL answers in a third of the time that a subquery per labour
+/// run's id range (see [`dense_range`]), which PostgreSQL answers in a third of the time that a subquery per labour
 /// took (13 against 37 ms for a sync's page of 500 orders with 5,124 labours). Scattered ids (lines rewritten since)
 /// are read by `IN` lists instead.
 pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
@@ -237,7 +237,7 @@ impl LabourLinks {
 
 /// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id …`, the lines of
 /// `orders` in their stored order: by the orders' id range when they are a dense run (a page of orders usually is; see
-/// [`dense_range`](crate::db::dense_range)), else by an `IN` list of at most [`IDS_PER_QUERY`] of them.
+/// [`dense_range`]), else by an `IN` list of at most [`IDS_PER_QUERY`] of them.
 ///
 /// The range reads the lines in the order the `(society_id, work_order_id, position)` index holds them, where an `IN`
 /// list sorted the whole answer: for a sync's page of 500 orders it read 125 buffers instead of 1,580. The index is
