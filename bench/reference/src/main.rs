@@ -44,10 +44,11 @@ const PLOTS: &str = "SELECT t.id, t.name, t.area, t.external_code, t.establishme
      FROM plots t LEFT JOIN users u ON u.society_id = t.society_id AND u.id = t.created_by \
      WHERE 1 = 1 AND t.society_id = $1 AND t.deleted_at IS NULL AND t.id >= $2 AND t.id < $3 ORDER BY t.id LIMIT $4";
 
-/// A page of plots' establishments, each with its farmer, completed by [`owners_statement`].
-const OWNERS: &str =
-    "SELECT e.id, e.name, f.id, TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM establishments e \
-     JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id WHERE e.society_id = $1 AND e.id";
+/// A page of plots' establishments, each with its farmer's name (`NULL` when the farmer is not found), completed by
+/// [`owners_statement`].
+const OWNERS: &str = "SELECT e.id, e.name, e.farmer_id, (SELECT TRIM(f.name || ' ' || COALESCE(f.lastname, '')) \
+     FROM farmers f WHERE f.society_id = e.society_id AND f.id = e.farmer_id) FROM establishments e \
+     WHERE e.society_id = $1 AND e.id";
 
 const CAMPAIGNS: &str =
     "SELECT t.id, t.master_campaign_id, t.plot_id, t.name, t.external_code, t.area, t.planting_date, \
@@ -237,7 +238,7 @@ struct Owner {
     id: i64,
     name: String,
     farmer_id: i64,
-    farmer_name: String,
+    farmer_name: Option<String>,
 }
 
 fn owner(row: &impl Columns) -> Result<Owner> {
@@ -249,20 +250,21 @@ fn owner(row: &impl Columns) -> Result<Owner> {
     })
 }
 
-/// The page's plots with their establishments and farmers; a plot whose establishment is not read is left out, as the
-/// API leaves it out.
+/// The page's plots with their establishments and farmers; a plot whose establishment or farmer is not read is left
+/// out, as the API leaves it out.
 fn plots(rows: Vec<PlotRow>, owners: &[Owner], clock: Clock) -> Vec<PlotV2> {
     let owners: HashMap<i64, &Owner> = owners.iter().map(|owner| (owner.id, owner)).collect();
     rows.into_iter()
         .filter_map(|row| {
             let owner = owners.get(&row.establishment_id)?;
+            let farmer_name = owner.farmer_name.clone()?;
             Some(PlotV2 {
                 id: row.id,
                 name: row.name,
                 area: format!("{:.2}", row.area),
                 external_code: row.external_code,
                 farmer_id: owner.farmer_id,
-                farmer_name: owner.farmer_name.clone(),
+                farmer_name,
                 establishment_id: row.establishment_id,
                 establishment_name: owner.name.clone(),
                 created_by_id: row.created_by_id,

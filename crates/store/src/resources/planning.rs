@@ -73,14 +73,34 @@ impl Resource for PlotsV2 {
     }
 }
 
+/// An establishment a v2 plot belongs to, with its farmer.
+#[derive(Debug)]
+pub struct PlotOwner {
+    establishment_id: i64,
+    name: String,
+    farmer_id: i64,
+    farmer_name: String,
+}
+
 row_by_position! {
-    /// An establishment a v2 plot belongs to, with its farmer.
+    /// An establishment as [`owners_statement`] reads it: its farmer's name is `None` when the farmer is not found.
     #[derive(Debug)]
-    pub struct PlotOwner {
+    struct OwnerRow {
         establishment_id: i64,
         name: String,
         farmer_id: i64,
-        farmer_name: String,
+        farmer_name: Option<String>,
+    }
+}
+
+impl OwnerRow {
+    fn found(self) -> Option<PlotOwner> {
+        Some(PlotOwner {
+            establishment_id: self.establishment_id,
+            name: self.name,
+            farmer_id: self.farmer_id,
+            farmer_name: self.farmer_name?,
+        })
     }
 }
 
@@ -107,7 +127,8 @@ impl Related<PlotV2Row> for Arc<PlotOwner> {
                 .collect(),
         };
         for sql in statements {
-            owners.extend(store.select_rows::<PlotOwner>(&sql).await?.into_iter().map(Arc::new));
+            let rows = store.select_rows::<OwnerRow>(&sql).await?;
+            owners.extend(rows.into_iter().filter_map(OwnerRow::found).map(Arc::new));
         }
         owners.sort_unstable_by_key(|owner| owner.establishment_id);
         Ok(rows
@@ -123,12 +144,14 @@ impl Related<PlotV2Row> for Arc<PlotOwner> {
     }
 }
 
-/// The establishments whose ids `ids` completes (`e.id …`), each with its farmer's id and name.
+/// The establishments whose ids `ids` completes (`e.id …`), each with its farmer's id and name. The farmer's name is
+/// a subquery rather than a join: PostgreSQL's generic plan for the join, which a prepared statement settles on after
+/// five runs, hashed every farmer of the society for each page (0.84 ms a page, against 0.08 ms by the farmers' key).
 fn owners_statement(society_id: i64, ids: impl Fn(&mut Sql)) -> Sql {
     let mut sql = Sql::default();
     sql.push(
-        "SELECT e.id, e.name, f.id, TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM establishments e \
-         JOIN farmers f ON f.society_id = e.society_id AND f.id = e.farmer_id WHERE e.society_id = ",
+        "SELECT e.id, e.name, e.farmer_id, (SELECT TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM farmers f \
+         WHERE f.society_id = e.society_id AND f.id = e.farmer_id) FROM establishments e WHERE e.society_id = ",
     )
     .arg(Arg::Int(society_id))
     .push(" AND e.id");
