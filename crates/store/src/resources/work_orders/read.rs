@@ -213,8 +213,8 @@ fn links_query(society_id: i64, labours: impl Fn(&mut Sql)) -> Sql {
 
 /// A page's labour links, one list per link table ([`LINK_TABLES`]), each of `(labour id, linked id)` pairs in order,
 /// so that a labour's links are one run found by binary search. A map from each labour to three vectors of its own
-/// allocated and hashed for every one of a page's 5,000 labours: 4 % of the server's and PostgreSQL's CPU while a sync
-/// read work orders, and an eighth of the server's page faults (docs/performance.md).
+/// allocated and hashed for each of a page's 5,000 labours: about 4 % of core 0's samples (server and PostgreSQL)
+/// while a sync read work orders, and an eighth of the server's page faults (docs/performance.md).
 #[derive(Debug, Default)]
 pub(crate) struct LabourLinks([Vec<(i64, i64)>; 3]);
 
@@ -226,7 +226,7 @@ impl LabourLinks {
                 list.push((row.labour_id, row.linked_id));
             }
         }
-        // The statements read each table in its key's order, so this only checks the order it finds.
+        // The statements read each table in its key's order, so the sort mostly finds a list in order: one pass.
         for list in &mut links.0 {
             list.sort_unstable();
         }
