@@ -394,10 +394,69 @@ pub(crate) const IDS_PER_QUERY: usize = 500;
 /// holds. Rows written together have such ids (a page's orders and their lines, a page's plots' establishments).
 /// Reading such a run by its range ([`Sql::between`]) walks one stretch of an index instead of looking up each id, and
 /// needs no argument per id; the range may also hold rows of a few ids not asked for, which the caller leaves.
-pub(crate) fn dense_range(ids: &[i64]) -> Option<(i64, i64)> {
+fn dense_range(ids: &[i64]) -> Option<(i64, i64)> {
     let (&low, &high) = (ids.iter().min()?, ids.iter().max()?);
     let dense = high.saturating_sub(low) < 2 * i64::try_from(ids.len()).unwrap_or(i64::MAX / 2);
     dense.then_some((low, high))
+}
+
+/// How one statement asks for a set of ids, completing a condition `… <column>` ([`IdSet::complete`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum IdSet {
+    /// ` BETWEEN low AND high`: a dense run, by its range (see [`dense_range`]).
+    Range(i64, i64),
+    /// ` IN (…)`: the ids themselves.
+    List(Vec<i64>),
+}
+
+impl IdSet {
+    /// All of `ids` in one set: their range when they are a dense run, else one list. For sets bounded elsewhere, such
+    /// as a page's orders.
+    pub(crate) fn whole(ids: &[i64]) -> Self {
+        match dense_range(ids) {
+            Some((low, high)) => Self::Range(low, high),
+            None => Self::List(ids.to_vec()),
+        }
+    }
+
+    /// `ids` in as many sets as their statements need: one range when they are a dense run, else lists of at most
+    /// [`IDS_PER_QUERY`] ids. No set at all when `ids` is empty.
+    pub(crate) fn chunked(ids: &[i64]) -> Vec<Self> {
+        match dense_range(ids) {
+            Some((low, high)) => vec![Self::Range(low, high)],
+            None => ids
+                .chunks(IDS_PER_QUERY)
+                .map(|chunk| Self::List(chunk.to_vec()))
+                .collect(),
+        }
+    }
+
+    /// A list with its last id repeated up to a power of two (within [`IDS_PER_QUERY`]), so that lists of many lengths
+    /// share a few statements, each of which a connection prepares once. A range is left as it is.
+    pub(crate) fn padded(self) -> Self {
+        match self {
+            Self::List(mut ids) => {
+                let width = ids.len().next_power_of_two().min(IDS_PER_QUERY).max(ids.len());
+                if let Some(&last) = ids.last() {
+                    ids.resize(width, last);
+                }
+                Self::List(ids)
+            }
+            range @ Self::Range(..) => range,
+        }
+    }
+
+    /// Appends this set's half of the condition: ` BETWEEN …` or ` IN (…)`.
+    pub(crate) fn complete(&self, sql: &mut Sql) {
+        match self {
+            Self::Range(low, high) => {
+                sql.between(*low, *high);
+            }
+            Self::List(ids) => {
+                sql.push(" IN ").id_list(ids);
+            }
+        }
+    }
 }
 
 /// A value bound to a dynamically built query (and the values of [`crate::bulk`]'s rows).
@@ -814,6 +873,54 @@ mod tests {
         assert_eq!(dense_range(&[3, 4, 6]), Some((3, 6)));
         assert_eq!(dense_range(&[3, 40, 900]), None);
         assert_eq!(dense_range(&[]), None);
+    }
+
+    #[test]
+    fn a_set_of_ids_is_one_range_or_bounded_lists() {
+        assert_eq!(IdSet::whole(&[12, 10, 11]), IdSet::Range(10, 12));
+        assert_eq!(IdSet::whole(&[3, 40, 900]), IdSet::List(vec![3, 40, 900]));
+        assert_eq!(IdSet::chunked(&[12, 10, 11]), [IdSet::Range(10, 12)]);
+        assert!(IdSet::chunked(&[]).is_empty());
+        let scattered: Vec<i64> = (0..1_200).map(|n| n * 10).collect();
+        let lists = IdSet::chunked(&scattered);
+        assert_eq!(lists.len(), scattered.len().div_ceil(IDS_PER_QUERY));
+        let mut asked = Vec::new();
+        for set in lists {
+            match set {
+                IdSet::List(ids) => {
+                    assert!(ids.len() <= IDS_PER_QUERY);
+                    asked.extend(ids);
+                }
+                IdSet::Range(..) => panic!("scattered ids were read by a range"),
+            }
+        }
+        assert_eq!(asked, scattered, "every id once, in order");
+
+        let mut sql = Sql::default();
+        sql.push("x.id");
+        IdSet::Range(4, 9).complete(&mut sql);
+        IdSet::List(vec![1, 2]).complete(&mut sql);
+        assert_eq!(sql.args, [Arg::Int(4), Arg::Int(9), Arg::Int(1), Arg::Int(2)]);
+        assert!(sql.text.contains(" BETWEEN ") && sql.text.contains(" IN ("));
+    }
+
+    #[test]
+    fn padded_lists_come_in_a_few_lengths() {
+        let padded = |ids: &[i64]| match IdSet::List(ids.to_vec()).padded() {
+            IdSet::List(ids) => ids,
+            IdSet::Range(..) => panic!("a list became a range"),
+        };
+        assert_eq!(padded(&[4, 9, 30]), [4, 9, 30, 30]);
+        assert_eq!(padded(&[4, 9, 30, 31]), [4, 9, 30, 31]);
+        assert_eq!(padded(&[7]), [7]);
+        assert!(padded(&[]).is_empty());
+        let many: Vec<i64> = (0..300).map(|id| id * 10).collect();
+        assert_eq!(
+            padded(&many).len(),
+            IDS_PER_QUERY,
+            "never past the bound a statement may hold"
+        );
+        assert_eq!(IdSet::Range(1, 5).padded(), IdSet::Range(1, 5));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use wire::work_orders::{
 };
 use wire::Page;
 
-use crate::db::{dense_range, Arg, Sql, IDS_PER_QUERY};
+use crate::db::{Arg, IdSet, Sql};
 use crate::list::{FlagFilter, ListError};
 use crate::{ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
@@ -175,27 +175,18 @@ const LINK_TABLES: [(&str, &str); 3] = [
 /// The statements that read the links of `labours`, all three lists in one statement.
 ///
 /// A page's labours were written together, so their ids are usually one dense run: then the links are read by the
-/// run's id range (see [`dense_range`]), which PostgreSQL answers in a third of the time that a subquery per labour
+/// run's id range (see [`IdSet`]), which PostgreSQL answers in a third of the time that a subquery per labour
 /// took (13 against 37 ms for a sync's page of 500 orders with 5,124 labours). Scattered ids (lines rewritten since)
 /// are read by `IN` lists instead.
 pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
-    if let Some((low, high)) = dense_range(labours) {
-        return vec![links_query(society_id, |sql| {
-            sql.between(low, high);
-        })];
-    }
-    labours
-        .chunks(IDS_PER_QUERY)
-        .map(|chunk| {
-            links_query(society_id, |sql| {
-                sql.push(" IN ").id_list(chunk);
-            })
-        })
+    IdSet::chunked(labours)
+        .iter()
+        .map(|set| links_query(society_id, set))
         .collect()
 }
 
 /// `SELECT list, labour_id, linked_id` over the three link tables, `labours` completing each `x.labour_id …`.
-fn links_query(society_id: i64, labours: impl Fn(&mut Sql)) -> Sql {
+fn links_query(society_id: i64, labours: &IdSet) -> Sql {
     let mut sql = Sql::default();
     for (list, (table, column)) in LINK_TABLES.iter().enumerate() {
         if list > 0 {
@@ -206,7 +197,7 @@ fn links_query(society_id: i64, labours: impl Fn(&mut Sql)) -> Sql {
         ))
         .arg(Arg::Int(society_id))
         .push(" AND x.labour_id");
-        labours(&mut sql);
+        labours.complete(&mut sql);
     }
     sql
 }
@@ -248,8 +239,8 @@ impl LabourLinks {
 }
 
 /// `SELECT <columns> FROM <table> <alias> WHERE <alias>.society_id = $1 AND <alias>.work_order_id …`, the lines of
-/// `orders` in their stored order: by the orders' id range when they are a dense run (a page of orders usually is; see
-/// [`dense_range`]), else by an `IN` list of at most [`IDS_PER_QUERY`] of them.
+/// `orders` in their stored order: by the orders' id range when they are a dense run (a page of orders usually is),
+/// else by an `IN` list of them ([`IdSet::whole`]: a page's at most 500 orders fit one list).
 ///
 /// The range reads the lines in the order the `(society_id, work_order_id, position)` index holds them, where an `IN`
 /// list sorted the whole answer: for a sync's page of 500 orders it read 125 buffers instead of 1,580. The index is
@@ -262,14 +253,7 @@ pub(crate) fn lines_query(columns: &str, table: &str, alias: &str, society_id: i
     ))
     .arg(Arg::Int(society_id));
     sql.push(&format!(" AND {alias}.work_order_id"));
-    match dense_range(orders) {
-        Some((low, high)) => {
-            sql.between(low, high);
-        }
-        None => {
-            sql.push(" IN ").id_list(orders);
-        }
-    }
+    IdSet::whole(orders).complete(&mut sql);
     sql.push(&format!(" ORDER BY {alias}.work_order_id, {alias}.position"));
     sql
 }
@@ -406,7 +390,7 @@ mod tests {
 
         let scattered: Vec<i64> = (0..1_200).map(|n| n * 10).collect();
         let lists = links_queries(7, &scattered);
-        assert_eq!(lists.len(), scattered.len().div_ceil(IDS_PER_QUERY));
+        assert_eq!(lists.len(), scattered.len().div_ceil(crate::db::IDS_PER_QUERY));
         assert!(lists.iter().all(|sql| !sql.text.contains("BETWEEN")));
         assert_eq!(
             lists.iter().map(|sql| sql.args.len()).sum::<usize>(),
