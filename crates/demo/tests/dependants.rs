@@ -10,21 +10,22 @@ use store::resources::operations::Applicators;
 use store::resources::plots::PlotsV3;
 use store::resources::Deletable;
 use store::{now_millis, Scope, Store, StoreConfig};
+use testkit::scratch::Scratch;
 
 /// The demo data on SQLite, through the store and through a plain connection to the same file for the catalogue.
 struct Demo {
     store: Store,
     sql: SqlitePool,
+    /// The folder of the database's files, deleted with the demo.
+    _files: Scratch,
 }
 
 /// The tables a [`Deletable`] resource deletes.
 const DELETABLE: [&str; 3] = [Establishments::TABLE, PlotsV3::TABLE, Applicators::TABLE];
 
 async fn demo_store(name: &str) -> Demo {
-    let path = std::env::temp_dir().join(format!("dependants-{name}-{}.sqlite", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    let files = Scratch::new(&format!("dependants-{name}"));
+    let path = files.join("demo.sqlite");
     let url = format!("sqlite://{}", path.display());
     let store = Store::connect(&url, StoreConfig::default()).await.expect("open");
     store.migrate().await.expect("migrate");
@@ -35,7 +36,11 @@ async fn demo_store(name: &str) -> Demo {
     };
     demo::demo(&store, &options).await.expect("seed");
     let sql = SqlitePool::connect(&url).await.expect("a plain connection");
-    Demo { store, sql }
+    Demo {
+        store,
+        sql,
+        _files: files,
+    }
 }
 
 /// Every foreign-key column of the schema that points at the `id` of `DELETABLE` tables, from tables with

@@ -43,7 +43,10 @@ impl Sandbox {
             output.status.success(),
             "sync failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
         );
-        let summary = serde_json::from_slice(&std::fs::read(&summary).expect("the summary file")).expect("JSON");
+        let written = std::fs::read(&summary).expect("the summary file");
+        // Beside `out`, not in it: the caller deletes `out` alone.
+        let _ = std::fs::remove_file(&summary);
+        let summary = serde_json::from_slice(&written).expect("JSON");
         Run { stdout, summary }
     }
 }
