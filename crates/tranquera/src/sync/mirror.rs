@@ -166,6 +166,8 @@ impl Mirror {
 
 #[cfg(test)]
 mod tests {
+    use testkit::scratch::Scratch;
+
     use super::*;
 
     #[test]
@@ -177,11 +179,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_new_mirror_has_large_pages() {
-        let path = std::env::temp_dir().join(format!("mirror-pages-{}.sqlite", std::process::id()));
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
-        let mirror = Mirror::open(&path).await.expect("open");
+        let files = Scratch::new("mirror-pages");
+        let mirror = Mirror::open(&files.join("mirror.sqlite")).await.expect("open");
         mirror.prepare("units").await.expect("prepare");
         let size: i64 = sqlx::query_scalar("PRAGMA page_size")
             .fetch_one(&mirror.pool)
@@ -189,15 +188,12 @@ mod tests {
             .expect("the page size");
         assert_eq!(size, i64::from(MIRROR_PAGE_BYTES));
         mirror.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
     }
 
     #[tokio::test]
     async fn upserts_by_id_and_hides_deleted_records() {
-        let path = std::env::temp_dir().join(format!("mirror-test-{}.sqlite", std::process::id()));
-        let mirror = Mirror::open(&path).await.expect("open");
+        let files = Scratch::new("mirror-upserts");
+        let mirror = Mirror::open(&files.join("mirror.sqlite")).await.expect("open");
         mirror.prepare("units").await.expect("prepare");
         let row = |id, record: &str, deleted: Option<&str>| MirrorRow {
             id,
@@ -226,8 +222,5 @@ mod tests {
         assert_eq!(mirror.deleted_count("units").await.expect("count"), 1);
         assert_eq!(mirror.live_count("units").await.expect("count"), 1);
         mirror.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
     }
 }
