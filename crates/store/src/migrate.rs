@@ -82,6 +82,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "smaller_sqlite_event_triggers",
         include_str!("migrations/0021_smaller_sqlite_event_triggers.sql"),
     ),
+    (
+        22,
+        "live_id_indexes",
+        include_str!("migrations/0022_live_id_indexes.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -187,6 +192,19 @@ EXCEPTION WHEN feature_not_supported THEN
     NULL;
 END
 $$;";
+
+/// Migration 22's indexes: live ids read from an index alone, and plots' areas from the index by establishment. Each
+/// new index is made under the old one's name once the old one is gone, so the schema reads as before.
+const POSTGRES_LIVE_ID_INDEXES: &str = "\
+CREATE UNIQUE INDEX device_events_key_with_deleted ON device_events (society_id, id) INCLUDE (deleted_at);
+ALTER TABLE device_events DROP CONSTRAINT device_events_pkey,
+    ADD CONSTRAINT device_events_pkey PRIMARY KEY USING INDEX device_events_key_with_deleted;
+CREATE INDEX plots_live ON plots (society_id, id) WHERE deleted_at IS NULL;
+CREATE INDEX campaigns_live ON campaigns (society_id, id) WHERE deleted_at IS NULL;
+CREATE INDEX cultivations_live ON cultivations (society_id, id) WHERE deleted_at IS NULL;
+CREATE INDEX plots_establishment_with_area ON plots (society_id, establishment_id) INCLUDE (deleted_at, area);
+DROP INDEX plots_establishment;
+ALTER INDEX plots_establishment_with_area RENAME TO plots_establishment;";
 
 /// Migration 12's replacement of `device_events_check_referenced`: each table's query in a branch of its own, as
 /// PL/pgSQL plans an expression whole and `device_event_types`' transition table has no `society_id`.
@@ -312,6 +330,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
             POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE,
         ),
         ("{postgres_events_payload_lz4}", POSTGRES_EVENTS_PAYLOAD_LZ4),
+        ("{postgres_live_id_indexes}", POSTGRES_LIVE_ID_INDEXES),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",

@@ -27,7 +27,8 @@ crate::row_by_position! {
 
 // The area is summed from the farmer's establishments down (by `establishments_farmer`, then `plots_establishment`);
 // the unary `+` keeps SQLite's planner off the `(society_id, deleted_at)` indexes, which would read every plot of the
-// society once per farmer.
+// society once per farmer. On PostgreSQL `plots_establishment` carries `deleted_at` and `area`, so the plots are
+// summed from the index alone (migration 22).
 const SPEC: ListSpec = ListSpec {
     name: "farmers",
     from: "farmers t",
