@@ -7,22 +7,16 @@ use demo::large::{self, LargeOptions};
 use demo::DemoOptions;
 use store::bulk::Kind;
 use store::{Store, StoreConfig};
+use testkit::scratch::Scratch;
 
-/// A migrated, empty SQLite store in a file of its own, and the file's path (removed by the caller).
-async fn empty_store(name: &str) -> (Store, std::path::PathBuf) {
-    let path = std::env::temp_dir().join(format!("demo-ids-{name}-{}.sqlite", std::process::id()));
-    remove(&path);
-    let store = Store::connect(&format!("sqlite://{}", path.display()), StoreConfig::default())
-        .await
-        .expect("connect");
+/// A migrated, empty SQLite store in a scratch folder of its own, which goes with its files when dropped, a failed
+/// test's included.
+async fn empty_store(name: &str) -> (Store, Scratch) {
+    let files = Scratch::new(&format!("demo-ids-{name}"));
+    let url = format!("sqlite://{}", files.join("demo.sqlite").display());
+    let store = Store::connect(&url, StoreConfig::default()).await.expect("connect");
     store.migrate().await.expect("migrate");
-    (store, path)
-}
-
-fn remove(path: &std::path::Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    (store, files)
 }
 
 /// The ids of `table`'s rows, by society.
@@ -73,7 +67,7 @@ async fn assert_cultivations_are_not_campaigns(store: &Store, what: &str) {
 #[tokio::test]
 async fn no_cultivation_of_a_society_has_the_id_of_one_of_its_campaigns_at_any_scale() {
     for (scale, farmers) in [(1, 8), (1, 120), (3, 8)] {
-        let (store, path) = empty_store(&format!("{scale}-{farmers}")).await;
+        let (store, _files) = empty_store(&format!("{scale}-{farmers}")).await;
         let options = DemoOptions {
             scale,
             farmers,
@@ -82,13 +76,12 @@ async fn no_cultivation_of_a_society_has_the_id_of_one_of_its_campaigns_at_any_s
         demo::demo(&store, &options).await.expect("seed");
         assert_cultivations_are_not_campaigns(&store, &format!("scale {scale}, {farmers} farmers")).await;
         store.close().await;
-        remove(&path);
     }
 }
 
 #[tokio::test]
 async fn the_large_society_numbers_its_cultivations_apart_from_its_campaigns_too() {
-    let (store, path) = empty_store("large").await;
+    let (store, _files) = empty_store("large").await;
     demo::demo(
         &store,
         &DemoOptions {
@@ -116,5 +109,4 @@ async fn the_large_society_numbers_its_cultivations_apart_from_its_campaigns_too
     assert!(large::is_large(&store).await.expect("is large"));
     assert_cultivations_are_not_campaigns(&store, "the large society").await;
     store.close().await;
-    remove(&path);
 }
