@@ -193,8 +193,8 @@ EXCEPTION WHEN feature_not_supported THEN
 END
 $$;";
 
-/// Migration 22's indexes: live ids read from an index alone, and plots' areas from the index by establishment. Each
-/// new index is made under the old one's name once the old one is gone, so the schema reads as before.
+/// Migration 22's indexes: live ids read from an index alone, and plots' areas from the index by establishment. The
+/// two indexes it replaces, `device_events_pkey` and `plots_establishment`, keep their names.
 const POSTGRES_LIVE_ID_INDEXES: &str = "\
 CREATE UNIQUE INDEX device_events_key_with_deleted ON device_events (society_id, id) INCLUDE (deleted_at);
 ALTER TABLE device_events DROP CONSTRAINT device_events_pkey,

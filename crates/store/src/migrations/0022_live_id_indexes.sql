@@ -7,5 +7,6 @@
 --     Nothing references it, so its key can be swapped.
 --   * plots, campaigns, cultivations: an index of live ids each. Other tables reference their keys.
 --   * plots_establishment carries `deleted_at` and `area`.
--- SQLite needs none of this: its indexes hold the rowid, and `plots_deleted` already gives the live plots' ids.
+-- SQLite is left as it is: its indexes hold the rowid, so `plots_deleted` already gives the live plots' ids, and it
+-- reads the other lists' ids from their tables in rowid order. Its full sync meets its target without more.
 {postgres_live_id_indexes}
