@@ -176,17 +176,26 @@ def side_by_side(result, results, against_key):
 
 def uncached(result, results):
     """The issue's target for a list page no kept answer serves: at least 0.75× its reference, per core, with no
-    failures; the reference counts only when its page matched the API's."""
+    failures, on the last round's row. Each side's rounds are pooled (bench/run alternates them); the reference counts
+    only when its page matched the API's."""
     backend = result.get("backend")
+    rounds = find_all(results, result["key"], backend)
+    if result is not rounds[-1]:
+        return "", None
     name = "SQLite alone" if backend == "sqlite" else "PostgreSQL alone"
-    alone = find(results, f"{backend}_alone_{UNCACHED[result['key']]}", backend)
-    if not alone or not per_core(alone) or not per_core(result):
+    references = find_all(results, f"{backend}_alone_{UNCACHED[result['key']]}", backend)
+    measured, alone = pooled(rounds), pooled(references)
+    if not measured or not alone or not per_core(alone) or not per_core(measured):
         return f"≥ 0.75× {name} per core", None
-    if not alone.get("checked"):
+    if not all(reference.get("checked") for reference in references):
         return f"≥ 0.75× {name} per core (its page did not match the API's: no verdict)", False
-    share = per_core(result) / per_core(alone)
-    ok = share >= 0.75 and result.get("non_2xx", 0) + result.get("socket_errors", 0) == 0
-    return f"≥ 0.75× {name} per core (is {share:.2f}× of {per_core(alone):,.0f})", ok
+    share = per_core(measured) / per_core(alone)
+    each = ", ".join(f"{per_core(api) / per_core(reference):.2f}×" for api, reference in zip(rounds, references)
+                     if per_core(api) and per_core(reference))
+    failures = sum(api.get("non_2xx", 0) + api.get("socket_errors", 0) for api in rounds)
+    ok = share >= 0.75 and failures == 0
+    return (f"≥ 0.75× {name} per core (is {share:.2f}× of {per_core(alone):,.0f}, {len(rounds)} rounds alternating"
+            f" with it: {each})"), ok
 
 
 def events_cost(without, with_events):
@@ -374,7 +383,9 @@ def alone(key, label, checked, results_path=None, statements_key=None, lookup_ke
     if statements_key:
         backend = "postgres"
         results = load(results_path)
-        statements, lookup = find(results, statements_key, "postgres"), find(results, lookup_key, "postgres")
+        # This round's: the pgbench rows just measured.
+        statements = (find_all(results, statements_key, "postgres") or [None])[-1]
+        lookup = (find_all(results, lookup_key, "postgres") or [None])[-1]
         if not per_core(statements) or not per_core(lookup):
             raise SystemExit(f"{key}: no pgbench rows {statements_key} and {lookup_key}")
         seconds_a_page += 1 / per_core(statements) - 1 / per_core(lookup)
