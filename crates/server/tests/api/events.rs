@@ -209,6 +209,39 @@ on_both_backends! {
         no_event_lacks_its_payload(&app).await;
     }
 
+    async fn each_stored_device_reading_has_its_event_with_the_reading_as_answered(app) {
+        // A batch hands its readings' events over whole, rendered as its answer is: more readings than one insert
+        // statement takes, so the readings of both statements are covered, and a refused batch before it leaves none.
+        let login = app.login_as(integrator("AR")).await;
+        let token = login["access_token"].as_str().expect("token").to_owned();
+        let start = head(&app, &token).await;
+        let device = first_id(&app, &token, "/api/v3/third_party/devices").await;
+        let event_type = first_id(&app, &token, "/api/v3/third_party/device_event_types").await;
+        let reading = |device: i64, minute: usize| json!({
+            "device_id": device, "device_event_type_id": event_type,
+            "recorded_at": format!("2024-03-01T{:02}:{:02}:00-03:00", minute / 60 % 24, minute % 60),
+            "value": minute as f64 / 4.0 });
+        let refused = json!([reading(device, 0), reading(999_999, 1)]);
+        json_of(app.post("/api/v3/third_party/device_events", &token, &refused).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+        let batch: Vec<Value> = (0..1_005).map(|minute| reading(device, minute)).collect();
+        let stored = json_of(app.post("/api/v3/third_party/device_events", &token, &Value::Array(batch)).await,
+            StatusCode::CREATED).await;
+        let stored = stored.as_array().expect("the stored readings");
+        assert_eq!(stored.len(), 1_005);
+
+        let (events, _) = wait_for(&app, &token, &start, "", 1_005).await;
+        let expected: Vec<String> = stored.iter().map(|reading| format!("device_event.created {}", reading["id"])).collect();
+        assert_eq!(types(&events), expected);
+        for (event, reading) in events.iter().zip(stored) {
+            assert_eq!(event["resource"], "device_event");
+            assert_eq!(&event["data"], reading);
+        }
+        // What a read answers now, too.
+        let read = app.get_ok(&format!("/api/v3/third_party/device_events/{}", stored[1_004]["id"]), &token).await;
+        assert_eq!(events[1_004]["data"], read);
+        no_event_lacks_its_payload(&app).await;
+    }
+
     async fn the_feed_refuses_bad_parameters_and_old_cursors(app) {
         let token = app.token(integrator("AR")).await;
         for (query, needle) in [("after=nope", "after"), ("types=plot.finished", "plot.finished"), ("types=crops.*", "crops.*"),

@@ -266,6 +266,10 @@ const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_
      FROM events e JOIN societies s ON s.id = e.society_id WHERE e.tx = 0 AND e.payload IS NULL \
      ORDER BY e.society_id, e.resource, e.resource_id LIMIT $1";
 
+/// SQLite: a transaction's own events written a statement, within SQLite's 32,766 values a statement (six each): a
+/// batch of device readings hands over up to 10,000.
+const SQLITE_OWN_EVENTS_A_STATEMENT: usize = 2_000;
+
 /// SQLite: begins a transaction that writes its own events ([`crate::db::BeginWrite::begin_write_own_events`]). Its
 /// pause is a row of its own (id 2), which its commit removes; a pause of a seed load or an operator's (id 1) stays.
 pub(crate) const SQLITE_BEGIN_OWN_EVENTS: &str =
@@ -278,30 +282,36 @@ pub(crate) async fn render_pending_sqlite(conn: &mut SqliteConnection, own: Vec<
         sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?
     } else {
         // One hand-off to sqlx's worker thread: the pause lifted, the events written unless another pause holds,
-        // and whatever else is pending (nothing, unless a change came before the pause).
+        // and whatever else is pending (nothing, unless a change came before the pause). Every placeholder is an
+        // anonymous `?`: SQLite finds a numbered one by a linear search of the statement's, so binding a batch of
+        // device readings' events (six values each) by number was quadratic.
         let mut sql = Sql::default();
-        sql.push(
-            "DELETE FROM events_paused WHERE id = 2;\nINSERT INTO events \
-             (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-             SELECT * FROM (VALUES ",
-        );
-        for (index, event) in own.into_iter().enumerate() {
-            if index > 0 {
-                sql.push(", ");
+        sql.push("DELETE FROM events_paused WHERE id = 2;\n");
+        let mut own = own.into_iter().peekable();
+        while own.peek().is_some() {
+            sql.push(
+                "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+                 SELECT * FROM (VALUES ",
+            );
+            for (index, event) in own.by_ref().take(SQLITE_OWN_EVENTS_A_STATEMENT).enumerate() {
+                sql.push(if index == 0 {
+                    "(?, 0, 0, ?, ?, ?, ?, ?)"
+                } else {
+                    ", (?, 0, 0, ?, ?, ?, ?, ?)"
+                });
+                sql.args.extend([
+                    Arg::Int(event.society_id),
+                    Arg::Text(event.resource.to_owned()),
+                    Arg::Int(event.id),
+                    Arg::Text(event.action.to_owned()),
+                    Arg::Int(event.occurred_at),
+                    Arg::Text(event.payload),
+                ]);
             }
-            sql.row([
-                Arg::Int(event.society_id),
-                Arg::Int(0),
-                Arg::Int(0),
-                Arg::Text(event.resource.to_owned()),
-                Arg::Int(event.id),
-                Arg::Text(event.action.to_owned()),
-                Arg::Int(event.occurred_at),
-                Arg::Text(event.payload),
-            ]);
+            sql.push(") WHERE NOT EXISTS (SELECT 1 FROM events_paused);\n");
         }
-        sql.push(") WHERE NOT EXISTS (SELECT 1 FROM events_paused);\n")
-            .push_with(&SQLITE_PENDING.replace("$1", "?"), &[Arg::Int(page)]);
+        sql.push(&SQLITE_PENDING.replace("$1", "?"));
+        sql.args.push(Arg::Int(page));
         bind_args!(sqlx::query_as(&sql.text), &sql.args)
             .fetch_all(&mut *conn)
             .await?

@@ -14,7 +14,7 @@ use super::field::{DeviceEventRow, DeviceEvents, Devices, SilobagCampaigns};
 use super::unknown;
 use crate::db::{with_writer, Arg, BeginWrite};
 use crate::lookups::{ask, Lookups, Owner};
-use crate::{now_millis, Resource, Scope, Store, StoreError};
+use crate::{now_millis, Render, Resource, Scope, Store, StoreError};
 
 /// Rows per multi-row `INSERT`: 8 parameters a row keep a statement at 8,000 parameters, far below SQLite's (32,766)
 /// and PostgreSQL's (65,535) limits, and a batch of 1,000 is one statement.
@@ -170,8 +170,12 @@ impl Store {
             Owner::Everyone,
             events.iter().map(|e| e.device_event_type_id),
         );
-        let stored: Result<Vec<i64>, Refusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write().await?;
+        let render = scope.render();
+        // Each reading's event is handed over whole: the triggers' pending event, read back and then given its payload,
+        // was three writes of the feed for each reading, and on PostgreSQL most of a batch's time
+        // (docs/performance.md).
+        let stored: Result<Vec<wire::field::DeviceEvent>, Refusal> = with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write_own_events().await?;
             let found = ask!(lookups, tx);
             let violations: Vec<Violation> = events
                 .iter()
@@ -192,39 +196,41 @@ impl Store {
                 for chunk in events.chunks(INSERT_ROWS) {
                     ids.extend(tx.insert_readings(society_id, chunk, now).await?);
                 }
+                let stored = stored_readings(ids, events, now, &render);
+                for reading in &stored {
+                    tx.event(society_id, "device_event", reading.id, "created", now, reading)?;
+                }
                 tx.commit().await?;
-                Ok(ids)
+                Ok(stored)
             } else {
                 // Dropping the transaction rolls it back; nothing was written anyway.
                 Err(Refusal::Invalid(violations))
             }
         });
-        let ids = match stored {
-            Ok(ids) => ids,
-            Err(refusal) => return Ok(Err(refusal)),
-        };
-        // The answer is what was just inserted, so it is made from the batch rather than read back; the ids are in
-        // the sent order (see below).
-        let render = scope.render();
-        Ok(Ok(ids
-            .into_iter()
-            .zip(events)
-            .map(|(id, event)| {
-                let row = DeviceEventRow {
-                    id,
-                    device_id: event.device_id,
-                    device_event_type_id: event.device_event_type_id,
-                    recorded_at: event.recorded_at.timestamp_millis(),
-                    value: event.value,
-                    active: true,
-                    created_at: now,
-                    modified_at: now,
-                    deleted_at: None,
-                };
-                DeviceEvents::render(row, (), &render)
-            })
-            .collect()))
+        Ok(stored)
     }
+}
+
+/// The readings just inserted as the device events' read answers them, in the order sent (`ids` are): made from the
+/// batch rather than read back.
+fn stored_readings(ids: Vec<i64>, readings: &[Reading], now: i64, render: &Render) -> Vec<wire::field::DeviceEvent> {
+    ids.into_iter()
+        .zip(readings)
+        .map(|(id, reading)| {
+            let row = DeviceEventRow {
+                id,
+                device_id: reading.device_id,
+                device_event_type_id: reading.device_event_type_id,
+                recorded_at: reading.recorded_at.timestamp_millis(),
+                value: reading.value,
+                active: true,
+                created_at: now,
+                modified_at: now,
+                deleted_at: None,
+            };
+            DeviceEvents::render(row, (), render)
+        })
+        .collect()
 }
 
 /// Stores readings and answers their ids in the order sent: the one thing about storing a batch that the backends do
