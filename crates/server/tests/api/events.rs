@@ -239,6 +239,17 @@ on_both_backends! {
         // What a read answers now, too.
         let read = app.get_ok(&format!("/api/v3/third_party/device_events/{}", stored[1_004]["id"]), &token).await;
         assert_eq!(events[1_004]["data"], read);
+
+        // The largest batch: its events take several statements on SQLite too.
+        let largest: Vec<Value> = (0..10_000).map(|minute| reading(device, minute)).collect();
+        let largest = json_of(app.post("/api/v3/third_party/device_events", &token, &Value::Array(largest)).await,
+            StatusCode::CREATED).await;
+        let first = largest[0]["id"].as_i64().expect("an id");
+        let society = login["society"]["id"].as_i64().expect("society");
+        let counted = app.integers(&format!(
+            "SELECT COUNT(DISTINCT resource_id) FROM events WHERE society_id = $1 AND resource = 'device_event' \
+             AND resource_id >= {first} AND payload LIKE '{{\"id\":%'"), society).await;
+        assert_eq!(counted, [10_000]);
         no_event_lacks_its_payload(&app).await;
     }
 
