@@ -75,6 +75,10 @@ def main(base, token, folder, receiver_url, receiver_log, backend):
     times = sorted(seen[i] for i in backlog if i in seen)
     per_second = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
 
+    # A new connection: the wait for the backlog can outlast the server's idle time-out (30 s,
+    # TRANQUERA_HEADER_READ_TIMEOUT), which closes the kept one.
+    api = Api(base, token)
+
     # At the rate: each batch's write time (when its answer came back, so after its commit) is what its events'
     # latency is measured from.
     small = batch[:RATE_BATCH]
