@@ -283,8 +283,9 @@ pub(crate) async fn render_pending_sqlite(conn: &mut SqliteConnection, own: Vec<
     } else {
         // One hand-off to sqlx's worker thread: the pause lifted, the events written unless another pause holds,
         // and whatever else is pending (nothing, unless a change came before the pause). Every placeholder is an
-        // anonymous `?`: SQLite finds a numbered one by a linear search of the statement's, so binding a batch of
-        // device readings' events (six values each) by number was quadratic.
+        // anonymous `?`: SQLite finds a numbered one by a linear search of the statement's, which made binding the
+        // bulk loader's statements of thousands of values quadratic (docs/performance.md), and a batch of device
+        // readings hands over up to 10,000 events of six values each.
         let mut sql = Sql::default();
         sql.push("DELETE FROM events_paused WHERE id = 2;\n");
         let mut own = own.into_iter().peekable();

@@ -171,9 +171,9 @@ impl Store {
             events.iter().map(|e| e.device_event_type_id),
         );
         let render = scope.render();
-        // Each reading's event is handed over whole: the triggers' pending event, read back and then given its payload,
-        // was three writes of the feed for each reading, and on PostgreSQL most of a batch's time
-        // (docs/performance.md).
+        // Each reading's event is handed over whole: the triggers' pending event, then the reading read back and the
+        // event rewritten with its payload, wrote the feed twice for each reading, and was most of a batch's time on
+        // PostgreSQL (docs/performance.md).
         let stored: Result<Vec<wire::field::DeviceEvent>, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write_own_events().await?;
             let found = ask!(lookups, tx);
