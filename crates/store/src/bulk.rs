@@ -46,16 +46,28 @@ fn table_and_columns(table: &str, columns: &[&str]) -> Result<String, StoreError
     Ok(format!("{} ({})", name(table)?, columns.join(", ")))
 }
 
-/// The `INSERT` statements that write `values` (row after row of `width` values) into `head` (`table (columns)`).
-/// SQLite gets anonymous `?` placeholders: it looks numbered ones up by a linear search, which makes binding a
-/// statement of thousands of `$n` quadratic.
-pub(crate) fn insert_statements(dialect: Dialect, head: &str, width: usize, values: Vec<Arg>) -> Vec<crate::db::Sql> {
+/// The start of a plain multi-row insert into `head` (`table (columns)`), for [`insert_statements`].
+pub(crate) fn insert_into(head: &str) -> String {
+    format!("INSERT INTO {head} VALUES ")
+}
+
+/// The statements that write `values` (row after row of `width` values), each `{before}(…), (…){after}`: a plain
+/// insert ([`insert_into`], nothing after) or one that selects its rows from `VALUES` on a condition. SQLite gets
+/// anonymous `?` placeholders: it looks numbered ones up by a linear search, which makes binding a statement of
+/// thousands of `$n` quadratic.
+pub(crate) fn insert_statements(
+    dialect: Dialect,
+    before: &str,
+    after: &str,
+    width: usize,
+    values: Vec<Arg>,
+) -> Vec<crate::db::Sql> {
     let per_statement = (VALUES_PER_STATEMENT / width.max(1)).clamp(1, ROWS_PER_STATEMENT) * width.max(1);
     let mut batch = Batch::new(dialect);
     let mut values = values.into_iter().peekable();
     while values.peek().is_some() {
         let sql = batch.statement();
-        sql.push("INSERT INTO ").push(head).push(" VALUES ");
+        sql.push(before);
         for (index, value) in values.by_ref().take(per_statement).enumerate() {
             if index % width == 0 {
                 sql.push(if index == 0 { "(" } else { "), (" });
@@ -72,7 +84,7 @@ pub(crate) fn insert_statements(dialect: Dialect, head: &str, width: usize, valu
                 }
             }
         }
-        sql.push(")");
+        sql.push(")").push(after);
     }
     batch.into_queries()
 }
@@ -88,7 +100,7 @@ impl Store {
         columns: &[&str],
         values: impl IntoIterator<Item = Arg>,
     ) -> Result<u64, StoreError> {
-        let head = table_and_columns(table, columns)?;
+        let insert = insert_into(&table_and_columns(table, columns)?);
         let width = columns.len().max(1);
         let chunk = ROWS_PER_STATEMENT * width * 4;
         let dialect = self.dialect();
@@ -111,7 +123,7 @@ impl Store {
                     )));
                 }
                 written += rows as u64;
-                for sql in insert_statements(dialect, &head, width, pending) {
+                for sql in insert_statements(dialect, &insert, "", width, pending) {
                     bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
                 }
             }
@@ -258,10 +270,10 @@ mod tests {
     #[test]
     fn sqlite_statements_use_anonymous_placeholders_and_postgres_numbered_ones() {
         let values = (1..=6).map(Arg::Int).collect::<Vec<_>>();
-        let sqlite = insert_statements(Dialect::Sqlite, "t (a, b)", 2, values.clone());
+        let sqlite = insert_statements(Dialect::Sqlite, &insert_into("t (a, b)"), "", 2, values.clone());
         assert_eq!(sqlite.len(), 1);
         assert_eq!(sqlite[0].text, "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)");
-        let postgres = insert_statements(Dialect::Postgres, "t (a, b)", 2, values.clone());
+        let postgres = insert_statements(Dialect::Postgres, &insert_into("t (a, b)"), "", 2, values.clone());
         assert_eq!(
             postgres[0].text,
             "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4), ($5, $6)"
@@ -270,11 +282,28 @@ mod tests {
     }
 
     #[test]
+    fn rows_may_be_selected_on_a_condition() {
+        let values = (1..=4).map(Arg::Int).collect::<Vec<_>>();
+        let before = "INSERT INTO t (a, z, b) SELECT column1, 0, column2 FROM (VALUES ";
+        let sqlite = insert_statements(Dialect::Sqlite, before, ") WHERE x", 2, values);
+        assert_eq!(
+            sqlite[0].text,
+            "INSERT INTO t (a, z, b) SELECT column1, 0, column2 FROM (VALUES (?, ?), (?, ?)) WHERE x"
+        );
+    }
+
+    #[test]
     fn many_rows_are_cut_into_statements_of_whole_rows() {
         let width = 7;
         let rows = 2 * ROWS_PER_STATEMENT + 3;
         let values = vec![Arg::Int(0); rows * width];
-        let queries = insert_statements(Dialect::Sqlite, "t (a, b, c, d, e, f, g)", width, values);
+        let queries = insert_statements(
+            Dialect::Sqlite,
+            &insert_into("t (a, b, c, d, e, f, g)"),
+            "",
+            width,
+            values,
+        );
         let statements: Vec<&str> = queries.iter().flat_map(|sql| sql.text.split(";\n")).collect();
         assert_eq!(statements.len(), 3);
         let placeholders: usize = statements.iter().map(|text| text.matches('?').count()).sum();

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sqlx::{PgConnection, SqliteConnection};
 
-use crate::db::{bind_args, Arg, Batch, Sql, IDS_PER_QUERY};
+use crate::bulk::insert_statements;
+use crate::db::{bind_args, Arg, Batch, Dialect, Sql, IDS_PER_QUERY};
 use crate::resources::establishments::Establishments;
 use crate::resources::farmers::FarmersV3;
 use crate::resources::field::{
@@ -266,9 +267,13 @@ const SQLITE_PENDING: &str = "SELECT e.id, e.society_id, e.resource, e.resource_
      FROM events e JOIN societies s ON s.id = e.society_id WHERE e.tx = 0 AND e.payload IS NULL \
      ORDER BY e.society_id, e.resource, e.resource_id LIMIT $1";
 
-/// SQLite: a transaction's own events written a statement, within SQLite's 32,766 values a statement (six each): a
-/// batch of device readings hands over up to 10,000.
-const SQLITE_OWN_EVENTS_A_STATEMENT: usize = 2_000;
+/// SQLite: how each statement writing a transaction's own events begins and ends around its rows (six values each),
+/// so that an event is written only while no other pause holds.
+const SQLITE_OWN_EVENTS: (&str, &str) = (
+    "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+     SELECT column1, 0, 0, column2, column3, column4, column5, column6 FROM (VALUES ",
+    ") WHERE NOT EXISTS (SELECT 1 FROM events_paused)",
+);
 
 /// SQLite: begins a transaction that writes its own events ([`crate::db::BeginWrite::begin_write_own_events`]). Its
 /// pause is a row of its own (id 2), which its commit removes; a pause of a seed load or an operator's (id 1) stays.
@@ -282,34 +287,27 @@ pub(crate) async fn render_pending_sqlite(conn: &mut SqliteConnection, own: Vec<
         sqlx::query_as(SQLITE_PENDING).bind(page).fetch_all(&mut *conn).await?
     } else {
         // One hand-off to sqlx's worker thread: the pause lifted, the events written unless another pause holds,
-        // and whatever else is pending (nothing, unless a change came before the pause). Every placeholder is an
-        // anonymous `?`: SQLite finds a numbered one by a linear search of the statement's, which made binding the
-        // bulk loader's statements of thousands of values quadratic (docs/performance.md), and a batch of device
-        // readings hands over up to 10,000 events of six values each.
-        let mut sql = Sql::default();
-        sql.push("DELETE FROM events_paused WHERE id = 2;\n");
-        let mut own = own.into_iter().peekable();
-        while own.peek().is_some() {
-            sql.push(
-                "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-                 SELECT * FROM (VALUES ",
-            );
-            for (index, event) in own.by_ref().take(SQLITE_OWN_EVENTS_A_STATEMENT).enumerate() {
-                sql.push(if index == 0 {
-                    "(?, 0, 0, ?, ?, ?, ?, ?)"
-                } else {
-                    ", (?, 0, 0, ?, ?, ?, ?, ?)"
-                });
-                sql.args.extend([
+        // and whatever else is pending (nothing, unless a change came before the pause). A batch of device readings
+        // hands over up to 10,000 events, in several statements.
+        let values = own
+            .into_iter()
+            .flat_map(|event| {
+                [
                     Arg::Int(event.society_id),
                     Arg::Text(event.resource.to_owned()),
                     Arg::Int(event.id),
                     Arg::Text(event.action.to_owned()),
                     Arg::Int(event.occurred_at),
                     Arg::Text(event.payload),
-                ]);
-            }
-            sql.push(") WHERE NOT EXISTS (SELECT 1 FROM events_paused);\n");
+                ]
+            })
+            .collect();
+        let (before, after) = SQLITE_OWN_EVENTS;
+        let mut sql = Sql::default();
+        sql.push("DELETE FROM events_paused WHERE id = 2;\n");
+        for statement in insert_statements(Dialect::Sqlite, before, after, 6, values) {
+            sql.push(&statement.text).push(";\n");
+            sql.args.extend(statement.args);
         }
         sql.push(&SQLITE_PENDING.replace("$1", "?"));
         sql.args.push(Arg::Int(page));

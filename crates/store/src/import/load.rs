@@ -8,7 +8,7 @@ use sqlx::{Connection as _, Postgres, Sqlite};
 
 use super::sql::{ProblemQuery, Statements, STAGING, WRITTEN};
 use super::{ImportResource, Owner};
-use crate::bulk::insert_statements;
+use crate::bulk::{insert_into, insert_statements};
 use crate::db::{bind_args, Db, Dialect, Sql, WriteTx};
 use crate::events::{pause_capture, WrittenEvents as _};
 use crate::{now_millis, Store, StoreError};
@@ -125,8 +125,8 @@ impl Load {
         for (number, row) in rows {
             self.statements.row_values(number, row, &mut values);
         }
-        let head = format!("{STAGING} ({})", columns.join(", "));
-        let queries = insert_statements(self.statements.dialect, &head, columns.len(), values);
+        let insert = insert_into(&format!("{STAGING} ({})", columns.join(", ")));
+        let queries = insert_statements(self.statements.dialect, &insert, "", columns.len(), values);
         with_connection!(&mut self.connection, conn => {
             let mut tx = WriteTx::new(conn.begin().await?);
             for sql in queries {
