@@ -93,15 +93,26 @@ fn horizon(dialect: Dialect) -> String {
     }
 }
 
-/// `AND (position, id) > cursor`, written out so both backends walk the feed index.
-fn after(sql: &mut Sql, cursor: EventCursor) {
-    sql.push(" AND (position > ")
-        .arg(Arg::Int(cursor.position))
-        .push(" OR position = ")
-        .arg(Arg::Int(cursor.position))
-        .push(" AND id > ")
-        .arg(Arg::Int(cursor.id))
-        .push(")");
+/// `AND (position, id) > cursor`, in the form each backend walks as a range of the feed's index, so a page costs
+/// its own events however long the feed is. An `OR` of the two columns' conditions was walked from the society's
+/// first event on both, and so was a row value on SQLite: 80-116 ms a page after a million events, where the range
+/// takes under half a millisecond. On SQLite every position is 0 (ids are commit order, migration 0013) and a cursor
+/// before the pruning mark, as one with a negative position is, was refused: so the events after a cursor are those
+/// of its position with a larger id.
+fn after(sql: &mut Sql, dialect: Dialect, cursor: EventCursor) {
+    match dialect {
+        Dialect::Sqlite => sql
+            .push(" AND position = ")
+            .arg(Arg::Int(cursor.position))
+            .push(" AND id > ")
+            .arg(Arg::Int(cursor.id)),
+        Dialect::Postgres => sql
+            .push(" AND (position, id) > (")
+            .arg(Arg::Int(cursor.position))
+            .push(", ")
+            .arg(Arg::Int(cursor.id))
+            .push(")"),
+    };
 }
 
 impl Store {
@@ -129,7 +140,7 @@ impl Store {
         matching
             .push("SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ")
             .arg(Arg::Int(society_id));
-        after(&mut matching, cursor);
+        after(&mut matching, dialect, cursor);
         matching.push(&horizon(dialect));
         if !types.0.is_empty() {
             matching.push(" AND (");
@@ -159,7 +170,7 @@ impl Store {
                  NULL AS payload FROM (SELECT id, position FROM events WHERE society_id = ",
             )
             .arg(Arg::Int(society_id));
-            after(&mut sql, cursor);
+            after(&mut sql, dialect, cursor);
             sql.push(&horizon(dialect))
                 .push(" ORDER BY position DESC, id DESC LIMIT 1) latest");
         }
