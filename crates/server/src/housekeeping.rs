@@ -1,5 +1,6 @@
 //! The periodic purges every server process runs (see `store::housekeeping`): expired tokens, old login failures,
-//! expired idempotency keys, finished jobs and the change feed past their retentions. Each purge deletes a bounded
+//! expired idempotency keys, finished jobs, settled webhook deliveries and their attempts, and the change feed past
+//! their retentions. Each purge deletes a bounded
 //! batch per transaction, and a bounded number of batches per round; across processes, one at a time does each.
 
 use std::time::Duration;
@@ -25,6 +26,8 @@ pub struct HousekeepingConfig {
     pub idempotency_keys: Duration,
     /// How long a finished or failed job stays readable.
     pub finished_jobs: Duration,
+    /// How long a settled webhook delivery (succeeded, failed or abandoned) and its attempts stay readable.
+    pub webhook_deliveries: Duration,
 }
 
 impl Default for HousekeepingConfig {
@@ -38,6 +41,7 @@ impl Default for HousekeepingConfig {
             login_failures: Duration::from_secs(24 * HOUR),
             idempotency_keys: Duration::ZERO,
             finished_jobs: Duration::from_secs(30 * 24 * HOUR),
+            webhook_deliveries: Duration::from_secs(30 * 24 * HOUR),
         }
     }
 }
@@ -49,6 +53,7 @@ impl HousekeepingConfig {
             Purge::LoginFailures => self.login_failures,
             Purge::IdempotencyKeys => self.idempotency_keys,
             Purge::FinishedJobs => self.finished_jobs,
+            Purge::SettledDeliveries | Purge::DeliveryAttempts => self.webhook_deliveries,
             // A full bucket is the same as none: nothing to keep.
             Purge::SpentRateLimits => Duration::ZERO,
         }

@@ -1,5 +1,6 @@
-//! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys, finished jobs past
-//! their retention, and shared rate-limit buckets that are full again. Each batch deletes at most a given number of
+//! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys, finished jobs and
+//! settled webhook deliveries and their attempts past their retention, and shared rate-limit buckets that are full
+//! again. Each batch deletes at most a given number of
 //! rows, oldest first, in a transaction of its own, so a purge never holds its locks long. On PostgreSQL each batch
 //! first takes its purge's transaction-level advisory lock without waiting: when another process holds it, this one
 //! skips the purge, so exactly one process does each purge at a time. SQLite's single writer serialises them anyway.
@@ -20,16 +21,23 @@ pub enum Purge {
     FinishedJobs,
     /// Shared rate-limit buckets full again before the cut-off: the same as none.
     SpentRateLimits,
+    /// Webhook deliveries that succeeded, failed or were abandoned before the cut-off.
+    SettledDeliveries,
+    /// Webhook delivery attempts made before the cut-off (a delivery is retried for 3 days at most, so these are
+    /// settled deliveries' when the cut-off is older).
+    DeliveryAttempts,
 }
 
 impl Purge {
     /// Every purge.
-    pub const ALL: [Purge; 5] = [
+    pub const ALL: [Purge; 7] = [
         Purge::ExpiredTokens,
         Purge::LoginFailures,
         Purge::IdempotencyKeys,
         Purge::FinishedJobs,
         Purge::SpentRateLimits,
+        Purge::SettledDeliveries,
+        Purge::DeliveryAttempts,
     ];
 
     /// A name for logs.
@@ -40,6 +48,8 @@ impl Purge {
             Purge::IdempotencyKeys => "idempotency keys",
             Purge::FinishedJobs => "finished jobs",
             Purge::SpentRateLimits => "spent rate-limit buckets",
+            Purge::SettledDeliveries => "settled webhook deliveries",
+            Purge::DeliveryAttempts => "webhook delivery attempts",
         }
     }
 
@@ -52,6 +62,8 @@ impl Purge {
                 Purge::IdempotencyKeys => 3,
                 Purge::FinishedJobs => 4,
                 Purge::SpentRateLimits => 5,
+                Purge::SettledDeliveries => 6,
+                Purge::DeliveryAttempts => 7,
             }
     }
 
@@ -77,6 +89,16 @@ impl Purge {
                 "rate_limit_buckets",
                 "limit_name, limit_key",
                 "tat_us < $1 * 1000 ORDER BY tat_us",
+            ),
+            Purge::SettledDeliveries => (
+                "webhook_deliveries",
+                "society_id, id",
+                "status IN ('succeeded', 'failed', 'abandoned') AND updated_at < $1 ORDER BY updated_at",
+            ),
+            Purge::DeliveryAttempts => (
+                "webhook_attempts",
+                "society_id, id",
+                "attempted_at < $1 ORDER BY attempted_at",
             ),
         }
     }

@@ -87,6 +87,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "live_id_indexes",
         include_str!("migrations/0022_live_id_indexes.sql"),
     ),
+    (
+        23,
+        "webhook_history_ages",
+        include_str!("migrations/0023_webhook_history_ages.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

@@ -160,6 +160,10 @@ pub struct HttpArgs {
     /// Days a finished or failed job stays readable (`GET …/jobs/{id}`) before housekeeping deletes it.
     #[arg(long, env = "TRANQUERA_KEEP_FINISHED_JOBS_DAYS", default_value_t = 30)]
     pub keep_finished_jobs_days: u64,
+    /// Days a settled webhook delivery (succeeded, failed or abandoned) and its attempts stay readable
+    /// (`GET …/webhook_endpoints/{id}/deliveries`) before housekeeping deletes them.
+    #[arg(long, env = "TRANQUERA_KEEP_WEBHOOK_DELIVERIES_DAYS", default_value_t = 30)]
+    pub keep_webhook_deliveries_days: u64,
     /// Serve Prometheus metrics at `GET /metrics` on this address (e.g. `127.0.0.1:9464`), apart from the API's
     /// port; off unless given. Keep it off the public network: it shows the service's traffic and queues.
     #[arg(long, env = "TRANQUERA_METRICS_LISTEN")]
@@ -235,6 +239,7 @@ impl HttpArgs {
                 login_failures: Duration::from_secs(self.keep_login_failures_hours.saturating_mul(HOUR)),
                 idempotency_keys: Duration::from_secs(self.keep_expired_idempotency_keys_hours.saturating_mul(HOUR)),
                 finished_jobs: Duration::from_secs(self.keep_finished_jobs_days.saturating_mul(24 * HOUR)),
+                webhook_deliveries: Duration::from_secs(self.keep_webhook_deliveries_days.saturating_mul(24 * HOUR)),
                 ..HousekeepingConfig::default()
             },
             metrics_listen: self.metrics_listen,

@@ -1,5 +1,5 @@
-//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys, finished jobs past
-//! their retentions and rate-limit buckets full again, a bounded batch at a time, and keeps everything else; on
+//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys, finished jobs and
+//! settled webhook deliveries and their attempts past their retentions and rate-limit buckets full again, a bounded batch at a time, and keeps everything else; on
 //! PostgreSQL a purge another process is running is skipped.
 
 use server::housekeeping::{self, HousekeepingConfig};
@@ -14,15 +14,17 @@ const LONG_AGO: i64 = 1_000;
 /// Rows of each kind past their retention: more than one batch of the test's.
 const OLD_ROWS: usize = 5;
 
-/// No job worker: the test's pending job must stay pending, not be claimed and failed as a kind no worker knows.
-fn without_jobs() -> Setup {
+/// No job worker and no delivery worker: the test's pending job and pending delivery must stay pending, not be
+/// claimed and failed as a kind no worker knows, or abandoned for an endpoint that does not exist.
+fn without_workers() -> Setup {
     let mut setup = Setup::default();
     setup.server.jobs.enabled = false;
+    setup.server.webhooks.enabled = false;
     setup
 }
 
 on_both_backends_with! {
-    without_jobs();
+    without_workers();
     async fn a_round_purges_only_what_is_past_its_retention_a_batch_at_a_time(app) {
         let society = app.integers("SELECT min(id) FROM societies WHERE id >= $1", 0).await[0];
         let user = app.integers("SELECT min(id) FROM users WHERE society_id = $1", society).await[0];
@@ -45,6 +47,11 @@ on_both_backends_with! {
                 format!("INSERT INTO login_failures (subject, failed_at) SELECT 'housekeeping', {when} WHERE $1 > 0"),
                 format!("INSERT INTO jobs (society_id, kind, status, input, finished_at, created_at, updated_at) \
                          VALUES ($1, 'housekeeping', 'finished', '{{}}', {when}, {LONG_AGO}, {index})"),
+                format!("INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, status, \
+                         next_attempt_at, created_at, updated_at) VALUES ($1, 0, {index}, 'housekeeping', '{{}}', \
+                         '{}', {LONG_AGO}, {LONG_AGO}, {when})", ["succeeded", "failed", "abandoned"][index % 3]),
+                format!("INSERT INTO webhook_attempts (society_id, delivery_id, attempted_at, latency_ms, error) \
+                         VALUES ($1, {index}, {when}, 1, 'housekeeping')"),
             ] {
                 app.execute(&sql, society).await.expect("an insert");
             }
@@ -53,6 +60,11 @@ on_both_backends_with! {
                               VALUES ($1, 'housekeeping', 'pending', '{{}}', {LONG_AGO}, {LONG_AGO})"), society)
             .await
             .expect("a pending job");
+        app.execute(&format!("INSERT INTO webhook_deliveries (society_id, endpoint_id, event_id, event_type, body, \
+                              next_attempt_at, created_at, updated_at) VALUES ($1, 0, {OLD_ROWS} + 1, 'housekeeping', \
+                              '{{}}', {LONG_AGO}, {LONG_AGO}, {LONG_AGO})"), society)
+            .await
+            .expect("a pending delivery");
 
         housekeeping::round(&app.store, &HousekeepingConfig { batch: 2, ..HousekeepingConfig::default() }).await;
 
@@ -67,6 +79,11 @@ on_both_backends_with! {
             vec![recent], "only the recent failure is left");
         assert_eq!(left("SELECT COALESCE(finished_at, 0) FROM jobs WHERE society_id = $1 AND kind = 'housekeeping' \
                          ORDER BY 1").await, vec![0, recent], "the pending job and the recently finished one are left");
+        assert_eq!(left("SELECT updated_at FROM webhook_deliveries WHERE society_id = $1 \
+                         AND event_type = 'housekeeping' ORDER BY 1").await, vec![LONG_AGO, recent],
+            "the pending delivery and the recently settled one are left");
+        assert_eq!(left("SELECT attempted_at FROM webhook_attempts WHERE society_id = $1 AND error = 'housekeeping'")
+            .await, vec![recent], "only the recent attempt is left");
     }
 }
 
