@@ -1,7 +1,7 @@
 //! The periodic purges every server process runs (see `store::housekeeping`): expired tokens, old login failures,
 //! expired idempotency keys, finished jobs, settled webhook deliveries and their attempts, and the change feed past
-//! their retentions. Each purge deletes a bounded
-//! batch per transaction, and a bounded number of batches per round; across processes, one at a time does each.
+//! their retentions. Each purge deletes a bounded batch per transaction, and a bounded number of batches per round;
+//! across processes, one at a time does each.
 
 use std::time::Duration;
 
