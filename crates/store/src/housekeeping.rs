@@ -1,9 +1,9 @@
 //! Purges of what outlives its use: expired tokens, old login failures, expired idempotency keys, finished jobs and
 //! settled webhook deliveries and their attempts past their retention, and shared rate-limit buckets that are full
 //! again. Each batch deletes at most a given number of rows, oldest first, in a transaction of its own, so a purge
-//! never holds its locks long. On PostgreSQL each batch
-//! first takes its purge's transaction-level advisory lock without waiting: when another process holds it, this one
-//! skips the purge, so exactly one process does each purge at a time. SQLite's single writer serialises them anyway.
+//! never holds its locks long. On PostgreSQL each batch first takes its purge's transaction-level advisory lock
+//! without waiting: when another process holds it, this one skips the purge, so exactly one process does each purge
+//! at a time. SQLite's single writer serialises them anyway.
 
 use crate::db::{with_writer, BeginWrite, Dialect};
 use crate::{Store, StoreError};

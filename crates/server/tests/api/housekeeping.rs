@@ -1,6 +1,6 @@
-//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys, finished jobs and
-//! settled webhook deliveries and their attempts past their retentions and rate-limit buckets full again, a bounded batch at a time, and keeps everything else; on
-//! PostgreSQL a purge another process is running is skipped.
+//! Housekeeping: a round purges expired tokens, old login failures, expired idempotency keys, finished jobs, settled
+//! webhook deliveries and old delivery attempts past their retentions, and rate-limit buckets full again, a bounded
+//! batch at a time, and keeps everything else; on PostgreSQL a purge another process is running is skipped.
 
 use server::housekeeping::{self, HousekeepingConfig};
 use sqlx::Connection;
