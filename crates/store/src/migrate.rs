@@ -92,6 +92,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "webhook_history_ages",
         include_str!("migrations/0023_webhook_history_ages.sql"),
     ),
+    (
+        24,
+        "event_society_check",
+        include_str!("migrations/0024_event_society_check.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
@@ -210,6 +215,57 @@ CREATE INDEX cultivations_live ON cultivations (society_id, id) WHERE deleted_at
 CREATE INDEX plots_establishment_with_area ON plots (society_id, establishment_id) INCLUDE (deleted_at, area);
 DROP INDEX plots_establishment;
 ALTER INDEX plots_establishment_with_area RENAME TO plots_establishment;";
+
+/// Migration 24: PostgreSQL's check of events' societies, in place of their foreign key. A statement's inserted events
+/// lock their distinct societies `FOR KEY SHARE`, as the key's row checks did; a society already gone leaves fewer
+/// rows locked than named. Only an update that names `society_id` is checked, so filling in payloads costs nothing.
+const POSTGRES_EVENT_SOCIETY_CHECK: &str = "ALTER TABLE events DROP CONSTRAINT events_society_id_fkey;
+CREATE FUNCTION events_check_society() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    named BIGINT;
+    locked BIGINT;
+BEGIN
+    SELECT count(DISTINCT society_id) INTO named FROM changed;
+    SELECT count(*) INTO locked FROM (
+        SELECT 1 FROM societies WHERE id IN (SELECT society_id FROM changed) FOR KEY SHARE
+    ) found;
+    IF locked <> named THEN
+        RAISE EXCEPTION 'an event names a society that does not exist'
+            USING ERRCODE = 'foreign_key_violation', TABLE = 'events';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER events_society_insert AFTER INSERT ON events REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION events_check_society();
+CREATE FUNCTION events_check_moved_society() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM societies WHERE id = NEW.society_id FOR KEY SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'an event names a society that does not exist'
+            USING ERRCODE = 'foreign_key_violation', TABLE = 'events';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER events_society_update BEFORE UPDATE OF society_id ON events FOR EACH ROW
+    WHEN (NEW.society_id IS DISTINCT FROM OLD.society_id) EXECUTE FUNCTION events_check_moved_society();
+CREATE FUNCTION societies_check_named_by_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (
+        SELECT 1 FROM gone JOIN events e ON e.society_id = gone.id
+        WHERE NOT EXISTS (SELECT 1 FROM societies s WHERE s.id = gone.id)
+    ) THEN
+        RAISE EXCEPTION 'societies still named by events'
+            USING ERRCODE = 'foreign_key_violation', TABLE = 'societies';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER societies_named_by_events_delete AFTER DELETE ON societies REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION societies_check_named_by_events();
+CREATE TRIGGER societies_named_by_events_update AFTER UPDATE ON societies REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION societies_check_named_by_events();";
 
 /// Migration 12's replacement of `device_events_check_referenced`: each table's query in a branch of its own, as
 /// PL/pgSQL plans an expression whole and `device_event_types`' transition table has no `society_id`.
@@ -336,6 +392,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         ),
         ("{postgres_events_payload_lz4}", POSTGRES_EVENTS_PAYLOAD_LZ4),
         ("{postgres_live_id_indexes}", POSTGRES_LIVE_ID_INDEXES),
+        ("{postgres_event_society_check}", POSTGRES_EVENT_SOCIETY_CHECK),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",

@@ -279,6 +279,44 @@ on_both_backends! {
         assert_eq!(app.get_ok(FEED, &token).await["items"], json!([]));
     }
 
+    async fn the_database_itself_keeps_each_event_to_a_society_that_exists(app) {
+        // Every writer of the feed names a society that exists. The database refuses any other way in (another
+        // program, a future writer) and keeps a society that events name: a foreign key on SQLite, a statement's
+        // check on PostgreSQL (migration 24).
+        let society = 990_001;
+        let event = |society: &str, record: i64| {
+            format!(
+                "({society}, 0, 0, 'establishment', {record}, 'created', 0, '{{}}')"
+            )
+        };
+        let insert = |rows: &[String]| {
+            format!(
+                "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+                 VALUES {}",
+                rows.join(", ")
+            )
+        };
+        let count = "SELECT COUNT(*) FROM events WHERE society_id = $1";
+        assert!(app.execute(&insert(&[event("$1", 1)]), society).await.is_err(), "a society that does not exist");
+        app.execute(
+            "INSERT INTO societies (id, legal_name, country, time_zone, created_at, updated_at) \
+             VALUES ($1, 'Sin Datos S.A.', 'AR', 'America/Argentina/Buenos_Aires', 0, 0)",
+            society,
+        )
+        .await
+        .expect("a society");
+        assert_eq!(app.execute(&insert(&[event("$1", 1)]), society).await.expect("an event of a society that exists"), 1);
+        let mixed = insert(&[event("$1", 2), event("$1 + 1", 3)]);
+        assert!(app.execute(&mixed, society).await.is_err(), "one of a statement's events names no society");
+        assert_eq!(app.integers(count, society).await, [1], "nothing of a refused statement is stored");
+        let moved = "UPDATE events SET society_id = $1 + 1 WHERE society_id = $1";
+        assert!(app.execute(moved, society).await.is_err(), "an event moved to a society that does not exist");
+        let remove = "DELETE FROM societies WHERE id = $1";
+        assert!(app.execute(remove, society).await.is_err(), "a society that an event names");
+        assert_eq!(app.execute("DELETE FROM events WHERE society_id = $1", society).await.expect("its event"), 1);
+        assert_eq!(app.execute(remove, society).await.expect("a society that no event names"), 1);
+    }
+
     async fn a_society_sees_only_its_own_events(app) {
         let argentina = app.token(integrator("AR")).await;
         let brazil = app.token(integrator("BR")).await;
