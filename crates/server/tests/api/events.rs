@@ -284,11 +284,7 @@ on_both_backends! {
         // program, a future writer) and keeps a society that events name: a foreign key on SQLite, a statement's
         // check on PostgreSQL (migration 24).
         let society = 990_001;
-        let event = |society: &str, record: i64| {
-            format!(
-                "({society}, 0, 0, 'establishment', {record}, 'created', 0, '{{}}')"
-            )
-        };
+        let event = |owner: &str, record: i64| format!("({owner}, 0, 0, 'establishment', {record}, 'created', 0, '{{}}')");
         let insert = |rows: &[String]| {
             format!(
                 "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
