@@ -244,9 +244,12 @@ impl Store {
             let Some((position, id)) = mark else {
                 return Ok(0);
             };
-            let deleted = sqlx::query("DELETE FROM events WHERE position < $1 OR position = $1 AND id <= $2")
-                .bind(position)
-                .bind(id)
+            // The events that occurred before `before`, through their age's index: deleting by the feed's order up
+            // to the mark read the whole table on PostgreSQL, where no index leads with the position, every round.
+            // An event that sorts before the mark yet occurred after `before` (its transaction took its position
+            // early) stays until it ages out: no cursor reads it, as the mark refuses every cursor before it.
+            let deleted = sqlx::query("DELETE FROM events WHERE occurred_at < $1")
+                .bind(before)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
