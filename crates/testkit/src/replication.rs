@@ -93,10 +93,14 @@ impl ReplicatedPair {
     }
 
     /// Kills the primary's postmaster and every process of it with SIGKILL, as a crashed host would stop them.
+    /// The postmaster is stopped (SIGSTOP) before its children are listed: a backend it forked between the listing
+    /// and the kill would live on without it, serve PgBouncer's connection, and hang on a lock a killed process held,
+    /// which no crashed host does.
     pub fn kill_primary(&mut self) -> Result<(), String> {
         let pid_file = self.primary.dir.join("postmaster.pid");
         let text = std::fs::read_to_string(&pid_file).map_err(|e| format!("{}: {e}", pid_file.display()))?;
         let postmaster = text.lines().next().unwrap_or_default().trim().to_owned();
+        signal("-STOP", std::slice::from_ref(&postmaster))?;
         let children = Command::new("pgrep")
             .args(["-P", &postmaster])
             .output()
@@ -107,11 +111,7 @@ impl ReplicatedPair {
                 .split_whitespace()
                 .map(str::to_owned),
         );
-        let status = Command::new("kill").arg("-KILL").args(&pids).status();
-        if !status.is_ok_and(|s| s.success()) {
-            return Err(format!("kill -KILL {pids:?} failed"));
-        }
-        Ok(())
+        signal("-KILL", &pids)
     }
 
     /// Promotes the standby to a primary and returns once it accepts writes.
@@ -158,6 +158,16 @@ impl Drop for ReplicatedPair {
                 finish(sidecar);
             }
         }
+    }
+}
+
+/// Sends `signal` (`-STOP`, `-KILL`) to `pids` with `kill`.
+fn signal(signal: &str, pids: &[String]) -> Result<(), String> {
+    let status = Command::new("kill").arg(signal).args(pids).status();
+    if status.is_ok_and(|s| s.success()) {
+        Ok(())
+    } else {
+        Err(format!("kill {signal} {pids:?} failed"))
     }
 }
 

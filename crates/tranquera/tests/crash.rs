@@ -307,6 +307,14 @@ async fn on_postgres_acknowledged_writes_survive_sigkill_whole() {
     acknowledged_writes_survive_sigkill(&url, &scratch).await;
 }
 
+/// The lines of a server's log that say why it answered 500.
+fn server_errors(log: &str) -> String {
+    log.lines()
+        .filter(|line| line.contains("internal error"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Writers of the failover's steady load: each sends its next create once the last is answered.
 const STEADY_WRITERS: usize = 4;
 /// Acknowledged creates before the primary is killed, and again after the first one on the promoted standby.
@@ -428,9 +436,10 @@ async fn on_postgres_a_failover_to_a_synchronous_standby_loses_no_acknowledged_c
         assert_eq!(
             answer.status,
             StatusCode::SERVICE_UNAVAILABLE,
-            "{}: {:?}",
+            "{}: {:?}; the server's errors:\n{}",
             answer.external_id,
-            answer.code
+            answer.code,
+            server_errors(&server.log_text())
         );
         assert!(answer.retry_after, "{}: a 503 without Retry-After", answer.external_id);
         assert_eq!(
