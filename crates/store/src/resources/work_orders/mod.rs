@@ -425,6 +425,27 @@ impl Store {
         mode: WriteMode,
         command: &WorkOrderCommand,
     ) -> Result<Result<Written, Refusal>, StoreError> {
+        let mut draws = 1;
+        loop {
+            match self.write_work_order_with_ids_drawn(scope, mode, command).await {
+                Ok(answer) => return Ok(answer),
+                Err(WriteFailure::Store(error)) => return Err(error),
+                Err(WriteFailure::IdsTaken(error)) if draws < ID_DRAWS => {
+                    tracing::warn!(%error, draws, "a work order's new ids were already taken: drawing others");
+                    draws += 1;
+                }
+                Err(WriteFailure::IdsTaken(error)) => return Err(StoreError::Unavailable(Box::new(error))),
+            }
+        }
+    }
+
+    /// One attempt of [`Self::write_work_order`], with ids for its new rows drawn once.
+    async fn write_work_order_with_ids_drawn(
+        &self,
+        scope: &Scope,
+        mode: WriteMode,
+        command: &WorkOrderCommand,
+    ) -> Result<Result<Written, Refusal>, WriteFailure> {
         let society_id = scope.society_id();
         let dialect = self.db.dialect();
         let plan = Plan::new(dialect, scope, mode, command);
@@ -525,20 +546,27 @@ impl Store {
         })
     }
 
-    /// What to answer for a header write the database refused. A unique violation there means a concurrent write
-    /// stored another live order with the external id after this one's lookup found none (migration 8's index): it
-    /// is answered as that lookup would have answered it. Anything else is a failure.
+    /// What to answer for a write the database refused. A unique violation of a primary key means ids drawn for the
+    /// new rows were taken ([`WriteFailure::IdsTaken`]). One of another index means a concurrent write stored another
+    /// live order with the external id after this one's lookup found none (migration 8's index): it is answered as
+    /// that lookup would have answered it. Anything else is a failure.
     async fn answer_write_error(
         &self,
         error: sqlx::Error,
         society_id: i64,
         external_id: Option<&str>,
         own_id: i64,
-    ) -> Result<Result<Written, Refusal>, StoreError> {
+    ) -> Result<Result<Written, Refusal>, WriteFailure> {
         let unique = error
             .as_database_error()
-            .is_some_and(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
-        if let (true, Some(external_id)) = (unique, external_id) {
+            .filter(|error| error.kind() == sqlx::error::ErrorKind::UniqueViolation);
+        if unique
+            .and_then(|error| error.constraint())
+            .is_some_and(|name| name.ends_with("_pkey"))
+        {
+            return Err(WriteFailure::IdsTaken(error));
+        }
+        if let (true, Some(external_id)) = (unique.is_some(), external_id) {
             let mut select = Sql::default();
             select.push("SELECT ").push_with(
                 EXTERNAL_ID_HOLDER,
@@ -551,6 +579,33 @@ impl Store {
                 return Ok(Err(Refusal::DuplicateExternalId(holder)));
             }
         }
-        Err(error.into())
+        Err(WriteFailure::Store(error.into()))
+    }
+}
+
+/// How many times a work-order write draws ids for its new rows before it answers that the database is unavailable.
+const ID_DRAWS: usize = 4;
+
+/// Why an attempt of a work-order write failed.
+enum WriteFailure {
+    /// A primary key refused ids drawn for the new rows: a sequence behind rows that exist. A create on PostgreSQL
+    /// draws its ids in a statement before its write (see the module's doc), and an id drawn from a range the
+    /// sequence had logged but the standby had not yet received is handed out again once the standby is promoted:
+    /// the write that lands after a failover, through a repointed pooler, meets the new primary's own draws. The
+    /// sequence has moved past the ids taken, so drawing again settles it.
+    IdsTaken(sqlx::Error),
+    /// Any other failure.
+    Store(StoreError),
+}
+
+impl From<StoreError> for WriteFailure {
+    fn from(error: StoreError) -> Self {
+        Self::Store(error)
+    }
+}
+
+impl From<sqlx::Error> for WriteFailure {
+    fn from(error: sqlx::Error) -> Self {
+        Self::Store(error.into())
     }
 }
