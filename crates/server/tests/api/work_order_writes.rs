@@ -464,8 +464,6 @@ on_both_backends! {
     }
 }
 
-/// A society and an id that `path` has but that is not one of the society's campaigns: the confusion the homonym
-/// rule is about.
 /// After a failover the new primary's sequences may be behind rows that exist: a create on PostgreSQL draws its ids
 /// in a statement before its write, and ids drawn on the old primary from a range its standby never received are
 /// handed out again (`crates/tranquera/tests/crash.rs` met it). A create whose drawn ids are taken draws others and
@@ -474,7 +472,9 @@ on_both_backends! {
 async fn a_create_whose_drawn_ids_are_taken_draws_others() {
     let app = TestApp::spawn(Backend::Postgres).await;
     let (token, refs) = references(&app, "AR").await;
-    let first: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+    let response = app.post(WRITE, &token, &order(&refs)).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let first: Value = response.json().await.expect("JSON");
     let ids = |order: &Value| {
         [
             order["header"]["local_id"].as_i64().expect("the order's id"),
@@ -515,6 +515,8 @@ async fn a_create_whose_drawn_ids_are_taken_draws_others() {
     }
 }
 
+/// A society and an id that `path` has but that is not one of the society's campaigns: the confusion the homonym
+/// rule is about.
 async fn homonym_of_no_campaign(app: &TestApp, path: &str) -> (&'static str, i64) {
     for country in ["AR", "BR", "MX"] {
         let token = app.token(integrator(country)).await;
