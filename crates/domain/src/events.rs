@@ -148,7 +148,7 @@ impl std::str::FromStr for EventCursor {
 /// Where a read of the feed starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedStart {
-    /// The oldest event kept.
+    /// Just after the last event pruned: the oldest event the feed serves.
     Beginning,
     /// The head: only events committed from now on (`after=now`).
     Now,

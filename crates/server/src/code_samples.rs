@@ -246,7 +246,7 @@ fn rust(call: &Call) -> String {
             .to_owned(),
         ("GET", "/api/v3/third_party/events") => {
             uses.push("use client::futures_util::TryStreamExt;".to_owned());
-            "// Follows the feed from the oldest event kept; save `events.cursor()` to resume.\n    \
+            "// Follows the feed from the oldest event it serves; save `events.cursor()` to resume.\n    \
              let mut events = api.events(None, &[]);\n    \
              while let Some(event) = events.try_next().await? {\n        println!(\"{event:?}\");\n    }"
                 .to_owned()

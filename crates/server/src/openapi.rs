@@ -143,7 +143,8 @@ pub fn feed_parameters() -> Vec<utoipa::openapi::path::Parameter> {
         query(
             "after",
             "Where to continue: the `next_cursor` of the previous page, or `now` for only what commits from now on. \
-             Omitted: from the oldest event kept (events are kept 30 days; an older cursor answers 410). A cursor \
+             Omitted: from just after the last event pruned (events are kept 30 days; a cursor from before the last \
+             event pruned answers 410). A cursor \
              is opaque: one the server did not answer is 400.",
             ObjectBuilder::new()
                 .schema_type(Type::String)
