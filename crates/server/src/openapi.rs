@@ -144,8 +144,7 @@ pub fn feed_parameters() -> Vec<utoipa::openapi::path::Parameter> {
             "after",
             "Where to continue: the `next_cursor` of the previous page, or `now` for only what commits from now on. \
              Omitted: from just after the last event pruned (events are kept 30 days; a cursor from before the last \
-             event pruned answers 410). A cursor \
-             is opaque: one the server did not answer is 400.",
+             event pruned answers 410). A cursor is opaque: one the server did not answer is 400.",
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .pattern(Some(format!("^[{WHITE_SPACE}]*[A-Za-z0-9_-]*[{WHITE_SPACE}]*$"))),
