@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reads the SQL a server logged while answering one request (JSON logs with
-RUST_LOG=sqlx::query=debug,store::inline=debug) and prints one bench/run result line about it.
+RUST_LOG=sqlx::query=debug,store::inline=debug,store::pg_readers=debug) and prints one bench/run result line about
+it.
 
     sql_plans.py audit BACKEND LOG SQLITE_FILE PG_BIN PG_PORT
         the plan of every statement on `work_orders t` (EXPLAIN QUERY PLAN on SQLite; on PostgreSQL, EXPLAIN EXECUTE

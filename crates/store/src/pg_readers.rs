@@ -228,6 +228,9 @@ impl Reader {
 
     /// The statement of `text` with the types of `args`, prepared on this connection the first time it is asked.
     async fn statement(&mut self, text: &str, args: &[Arg]) -> Result<Statement, tokio_postgres::Error> {
+        // The field sqlx's own statement log uses, as SQLite's reads on the request's thread do (`store::inline`), so
+        // one filter (`RUST_LOG=sqlx::query=debug,store::pg_readers=debug`) shows every statement a request runs.
+        tracing::debug!(db.statement = %text, "pg read");
         if let Some(statement) = self.statements.get(text) {
             return Ok(statement.clone());
         }
