@@ -23,6 +23,26 @@ on_both_backends! {
         assert!(ar_establishments.iter().all(|e| !br_establishments.contains(e)));
     }
 
+    async fn reads_under_way_at_once_each_get_their_own_societys_rows(app) {
+        // On PostgreSQL these reads share connections, several at once on each: every answer must still be its own.
+        let app = &app;
+        let argentina = app.token(integrator("AR")).await;
+        let brazil = app.token(integrator("BR")).await;
+        let ar_society = app.get_ok("/api/v2/third_party/farmers", &argentina).await["items"][0]["society_id"].clone();
+        let reads = (1..=48).map(|n| {
+            let (token, argentine) = if n % 2 == 0 { (&argentina, true) } else { (&brazil, false) };
+            // A different size each: no kept answer serves it.
+            let path = format!("/api/v2/third_party/farmers?size={}", n / 2 + 1);
+            async move { (argentine, app.get_ok(&path, token).await) }
+        });
+        let answers = futures_util::future::join_all(reads).await;
+        for (argentine, answer) in &answers {
+            let items = answer["items"].as_array().expect("items");
+            assert!(!items.is_empty(), "{answer}");
+            assert!(items.iter().all(|farmer| (farmer["society_id"] == ar_society) == *argentine), "{answer}");
+        }
+    }
+
     async fn another_societys_records_are_404_by_id(app) {
         let argentina = app.token(integrator("AR")).await;
         let mexico = app.token(integrator("MX")).await;
