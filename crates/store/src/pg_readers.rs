@@ -169,7 +169,8 @@ pub(crate) fn reader_config(options: &PgConnectOptions) -> Config {
 /// other without waiting for the answers (`tokio-postgres` pipelines them), and its server process answers them in
 /// turn without sleeping between them: an uncached page cost PostgreSQL about 15 % less CPU, and the server a little
 /// less too (docs/performance.md). A read waits behind those ahead of it on its connection; eight keep the wait to a
-/// few pages' time, and the set reaches all its connections, and as many of PostgreSQL's cores, at 64 reads at once.
+/// few pages' time, and the `read` set (eight connections by default) reaches all of them, and as many of
+/// PostgreSQL's cores, at 64 reads at once.
 const READS_PER_CONNECTION: u32 = 8;
 
 /// A set of connections to PostgreSQL for short reads, at most a fixed number of them, each carrying several reads
@@ -365,6 +366,7 @@ impl PgReaders {
             None => Ok(()),
         }
     }
+
     /// Every row `text` selects with `args`, each decoded as it arrives: collecting the answer's rows first held
     /// all of them at once (a work-order page's lines are 5,000 rows and their links 8,000), in memory the request
     /// had to fault in afresh, while one row at a time reuses the same.
