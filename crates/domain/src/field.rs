@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::refusal::{check_required, positive, verdict, Refusal, Rule, Violation};
+use crate::refusal::{check_positive, check_required, verdict, Refusal, Rule, Violation};
+use crate::text::{self, Text};
 
 /// Most readings one device-events request may carry.
 pub const MAX_DEVICE_EVENTS: usize = 10_000;
@@ -36,9 +37,7 @@ impl NewSilobagCampaign {
     /// The rules that need no database.
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
-        if !positive(self.quantity_tn) {
-            violations.push(Violation::new("quantity_tn", Rule::NotPositive(self.quantity_tn)));
-        }
+        check_positive("quantity_tn", self.quantity_tn, &mut violations);
         if !(0.0..=100.0).contains(&self.grain_humidity_percent) {
             let rule = Rule::OutOfRange { min: 0.0, max: 100.0 };
             violations.push(Violation::new("grain_humidity_percent", rule));
@@ -46,6 +45,7 @@ impl NewSilobagCampaign {
         if !(1..=3).contains(&self.grain_quality_semaphore) {
             violations.push(Violation::new("grain_quality_semaphore", Rule::NotOneOf(SEMAPHORE)));
         }
+        text::check("observations", &self.observations, Text::Observations, &mut violations);
         verdict(violations)
     }
 }
@@ -104,11 +104,13 @@ impl NewDevice {
     pub fn check(&self) -> Result<DeviceKind, Refusal> {
         let mut violations = Vec::new();
         check_required("name", &self.name, &mut violations);
+        text::check("name", &self.name, Text::Name, &mut violations);
         let kind = DeviceKind::parse(&self.kind);
         if kind.is_none() {
             violations.push(Violation::new("kind", Rule::NotOneOf(DEVICE_KINDS)));
         }
         check_required("serial_number", &self.serial_number, &mut violations);
+        text::check("serial_number", &self.serial_number, Text::Key, &mut violations);
         match (kind, self.silobag_id) {
             (Some(DeviceKind::SilobagSensor), None) => {
                 let rule = Rule::RequiredForKind(DeviceKind::SilobagSensor.as_str());
@@ -250,6 +252,20 @@ mod tests {
         assert_eq!(
             paths(row.check().expect_err("refused")),
             ["quantity_tn", "grain_humidity_percent", "grain_quality_semaphore"]
+        );
+        let subnormal = NewSilobagCampaign {
+            quantity_tn: 1e-320,
+            grain_humidity_percent: 13.5,
+            grain_quality_semaphore: 1,
+            ..row
+        };
+        let rule = Rule::TooSmall {
+            sent: 1e-320,
+            min: crate::refusal::MIN_QUANTITY,
+        };
+        assert_eq!(
+            subnormal.check(),
+            Err(Refusal::Invalid(vec![Violation::new("quantity_tn", rule)]))
         );
     }
 

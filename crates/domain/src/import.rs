@@ -1,12 +1,13 @@
 //! Operator imports of master data (`tranquera admin import`): how a file's header names a resource's fields, how a
 //! cell is read into a value, and the rules each value meets. The rules are the functions the API's writes use
-//! ([`check_required`], [`check_hectares`], [`check_objective_yield`]), so an imported row is held to what a write of
-//! it would be. Whether a referenced record is live, and whether an external code is taken, is the store's to find.
+//! ([`check_required`], [`check_hectares`], [`check_objective_yield`], and [`text`]'s bounds and code rules), so an
+//! imported row is held to what a write of it would be, and its codes are compared in the form the API stores. Whether a referenced record is live, and whether an external code is taken, is the store's to find.
 
 use chrono::NaiveDate;
 
 use crate::jobs::{check_objective_yield, MAX_OBJECTIVE_YIELD};
 use crate::refusal::{check_hectares, check_required, positive, Expected, Refusal, Rule, Violation};
+use crate::text::{self, Text};
 
 /// The header name of the key every imported row is matched by.
 pub const EXTERNAL_CODE: &str = "external_code";
@@ -227,7 +228,7 @@ impl Header {
                 .unwrap_or(Cell::Empty)
         };
         let external_code = match read(Kind::Text, cell_of(Slot::ExternalCode), false) {
-            Ok(Value::Text(code)) => code,
+            Ok(Value::Text(code)) => imported_code(EXTERNAL_CODE, &code, &mut violations),
             Ok(_) => {
                 violations.push(Violation::new(EXTERNAL_CODE, Rule::Blank));
                 String::new()
@@ -283,7 +284,7 @@ impl Header {
             }
         };
         let code = match read(Kind::Text, code, false) {
-            Ok(Value::Text(code)) => Some(code),
+            Ok(Value::Text(code)) => Some(imported_code(&columns[1], &code, violations)),
             Ok(_) => None,
             Err(rule) => {
                 violations.push(Violation::new(columns[1].as_str(), rule));
@@ -323,6 +324,7 @@ fn check(field: &Field, value: Value, violations: &mut Vec<Violation>) -> Value 
         (_, Value::Null) if field.required => {
             check_required(path, "", violations);
         }
+        (Kind::Text, Value::Text(sent)) => text::check(path, sent, imported_text(path), violations),
         (Kind::Hectares, Value::Number(area)) => {
             check_hectares(path, *area, violations);
             return Value::Number(crate::round_hectares(*area));
@@ -351,6 +353,22 @@ fn check(field: &Field, value: Value, violations: &mut Vec<Violation>) -> Value 
         _ => {}
     }
     value
+}
+
+/// The kind of text an imported field of that name holds, as the API's writes of the same field bound it.
+fn imported_text(name: &str) -> Text {
+    match name {
+        "observations" => Text::Observations,
+        "email" => Text::Email,
+        _ => Text::Name,
+    }
+}
+
+/// An imported code (a row's `external_code`, or a reference's), checked as the API's writes check codes, in the
+/// form codes are stored and compared in, so that a file matches the records the API wrote.
+fn imported_code(path: &str, code: &str, violations: &mut Vec<Violation>) -> String {
+    text::check(path, code, Text::Code, violations);
+    text::code(Some(code)).unwrap_or_default()
 }
 
 /// Reads one cell as `kind`; `Null` when it is empty.

@@ -13,6 +13,7 @@
 //! - [`lang`]: which language an error message is written in.
 //! - [`webhooks`]: webhook endpoints' URL rules (no server-side request forgery), the retry schedule, secrets.
 //! - [`import`]: operator imports of master data: files' headers and cells read into values, and their rules.
+//! - [`text`]: how long each kind of text may be, and the one form external codes are stored and compared in.
 
 pub mod country;
 pub mod events;
@@ -24,6 +25,7 @@ pub mod lang;
 pub mod master_data;
 pub mod page;
 pub mod refusal;
+pub mod text;
 pub mod webhooks;
 pub mod work_orders;
 
@@ -35,6 +37,10 @@ pub use refusal::{Refusal, Rule, Violation};
 /// The largest area, in hectares, a record may state: larger than any real plot or campaign, and small enough that
 /// sums over a society's plots stay finite and rounding to hundredths stays exact.
 pub const MAX_HECTARES: f64 = 1_000_000.0;
+
+/// The smallest area, in hectares, a record may state: areas are kept to hundredths ([`round_hectares`]), so a
+/// smaller one would be stored as another area, or as none.
+pub const MIN_HECTARES: f64 = 0.01;
 
 /// Rounds an area to hundredths of a hectare, the precision the platform shows; sums of stored areas otherwise
 /// carry binary floating-point noise (377.90999999999997).

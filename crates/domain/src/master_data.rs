@@ -2,6 +2,7 @@
 //! meet before anything is stored. Whether the records they name are live is the store's to find.
 
 use crate::refusal::{check_hectares, check_required, verdict, Refusal};
+use crate::text::{self, Text};
 
 /// A new establishment of a farmer.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +22,9 @@ impl NewEstablishment {
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
         check_required("name", &self.name, &mut violations);
+        text::check("name", &self.name, Text::Name, &mut violations);
+        let code = self.external_code.as_deref();
+        text::check_optional("external_code", code, Text::Code, &mut violations);
         verdict(violations)
     }
 }
@@ -45,7 +49,10 @@ impl NewPlot {
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
         check_required("name", &self.name, &mut violations);
+        text::check("name", &self.name, Text::Name, &mut violations);
         check_hectares("area", self.area, &mut violations);
+        let code = self.external_code.as_deref();
+        text::check_optional("external_code", code, Text::Code, &mut violations);
         verdict(violations)
     }
 }
@@ -74,6 +81,15 @@ impl ApplicatorCommand {
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
         check_required("name", &self.name, &mut violations);
+        text::check("name", &self.name, Text::Name, &mut violations);
+        for (path, value, kind) in [
+            ("external_code", &self.external_code, Text::Code),
+            ("address", &self.address, Text::Name),
+            ("phone_number", &self.phone_number, Text::Name),
+            ("email", &self.email, Text::Email),
+        ] {
+            text::check_optional(path, value.as_deref(), kind, &mut violations);
+        }
         verdict(violations)
     }
 
@@ -124,6 +140,23 @@ mod tests {
                 Violation::new("area", Rule::NotPositive(0.0)),
             ]))
         );
+    }
+
+    #[test]
+    fn a_plot_area_kept_as_zero_hundredths_is_too_small() {
+        for area in [1e-320, 0.004] {
+            let tiny = NewPlot { area, ..plot() };
+            let rule = Rule::TooSmall {
+                sent: area,
+                min: crate::MIN_HECTARES,
+            };
+            assert_eq!(tiny.check(), Err(Refusal::Invalid(vec![Violation::new("area", rule)])));
+        }
+        let smallest = NewPlot {
+            area: crate::MIN_HECTARES,
+            ..plot()
+        };
+        assert_eq!(smallest.check(), Ok(()));
     }
 
     #[test]

@@ -18,6 +18,14 @@ pub enum Rule {
     Blank,
     /// A quantity that must be positive is not; what was sent.
     NotPositive(f64),
+    /// A quantity above zero but below the smallest one stored as it is sent (a subnormal number, or an area under
+    /// the hundredth of a hectare that areas are kept to).
+    TooSmall {
+        /// What was sent.
+        sent: f64,
+        /// The smallest accepted.
+        min: f64,
+    },
     /// A number outside its range, bounds included.
     OutOfRange {
         /// Lowest allowed.
@@ -116,6 +124,9 @@ pub enum Rule {
     UnknownEventType(String),
     /// A text longer than allowed; the most characters allowed.
     TooLong(usize),
+    /// An external code holding a character that shows nothing (a zero-width space, a control character); the
+    /// first such character.
+    Invisible(char),
 }
 
 /// What a field holds, as a wrong-type message names it.
@@ -200,18 +211,40 @@ pub fn verdict(violations: Vec<Violation>) -> Result<(), Refusal> {
     }
 }
 
-/// Whether `value` is a finite number above zero.
+/// The smallest quantity stored as it is sent: the least normal `f64`. A subnormal number below it keeps fewer
+/// significant digits than it was written with, and some databases and clients flush it to zero.
+pub const MIN_QUANTITY: f64 = f64::MIN_POSITIVE;
+
+/// Whether `value` is a finite number of at least [`MIN_QUANTITY`]: above zero, and stored as it is sent.
 pub fn positive(value: f64) -> bool {
-    value.is_finite() && value > 0.0
+    value.is_finite() && value >= MIN_QUANTITY
 }
 
-/// Checks that `value` is a positive number of hectares within [`crate::MAX_HECTARES`].
-pub fn check_hectares(path: &str, value: f64, violations: &mut Vec<Violation>) {
-    if !positive(value) {
+/// Checks that `value` is a finite number of at least `min` (itself above zero), pushing the broken rule at `path`:
+/// nothing above zero (`0`, negatives, NaN, infinities) is [`Rule::NotPositive`]; above zero but below `min` is
+/// [`Rule::TooSmall`]. Answers whether it held.
+pub fn check_at_least(path: &str, value: f64, min: f64, violations: &mut Vec<Violation>) -> bool {
+    if !(value.is_finite() && value > 0.0) {
         violations.push(Violation::new(path, Rule::NotPositive(value)));
-    } else if value > crate::MAX_HECTARES {
+        false
+    } else if value < min {
+        violations.push(Violation::new(path, Rule::TooSmall { sent: value, min }));
+        false
+    } else {
+        true
+    }
+}
+
+/// Checks that `value` is a positive quantity stored as it is sent (at least [`MIN_QUANTITY`]).
+pub fn check_positive(path: &str, value: f64, violations: &mut Vec<Violation>) {
+    check_at_least(path, value, MIN_QUANTITY, violations);
+}
+
+/// Checks that `value` is a number of hectares from [`crate::MIN_HECTARES`] to [`crate::MAX_HECTARES`].
+pub fn check_hectares(path: &str, value: f64, violations: &mut Vec<Violation>) {
+    if check_at_least(path, value, crate::MIN_HECTARES, violations) && value > crate::MAX_HECTARES {
         let rule = Rule::OutOfRange {
-            min: 0.0,
+            min: crate::MIN_HECTARES,
             max: crate::MAX_HECTARES,
         };
         violations.push(Violation::new(path, rule));
@@ -247,5 +280,35 @@ mod tests {
         }
         assert_eq!(violations.len(), 4);
         assert_eq!(verdict(Vec::new()), Ok(()));
+    }
+
+    #[test]
+    fn a_quantity_that_would_not_be_stored_as_sent_is_too_small() {
+        // 1e-320 is subnormal, and an area of 0.004 ha is kept as 0.00: both are above zero, neither survives.
+        for (value, min) in [(1e-320, MIN_QUANTITY), (5e-324, MIN_QUANTITY)] {
+            let mut violations = Vec::new();
+            check_positive("total_applied", value, &mut violations);
+            assert_eq!(
+                violations,
+                [Violation::new("total_applied", Rule::TooSmall { sent: value, min })]
+            );
+            assert!(!positive(value), "{value:e}");
+        }
+        for area in [1e-320, 0.004, 0.009_999] {
+            let mut violations = Vec::new();
+            check_hectares("area", area, &mut violations);
+            let rule = Rule::TooSmall {
+                sent: area,
+                min: crate::MIN_HECTARES,
+            };
+            assert_eq!(violations, [Violation::new("area", rule)], "{area}");
+        }
+        let mut violations = Vec::new();
+        check_positive("quantity_tn", MIN_QUANTITY, &mut violations);
+        check_positive("quantity_tn", 1e-300, &mut violations);
+        check_hectares("area", crate::MIN_HECTARES, &mut violations);
+        assert!(violations.is_empty(), "{violations:?}");
+        check_positive("quantity_tn", -0.0, &mut violations);
+        assert_eq!(violations, [Violation::new("quantity_tn", Rule::NotPositive(-0.0))]);
     }
 }

@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::refusal::{positive, Rule, Violation};
+use crate::refusal::{check_positive, Rule, Violation};
+use crate::text::{self, Text};
 
 /// The only `system_id` a third party may write.
 pub const THIRD_PARTY_SYSTEM: &str = "third_party";
@@ -114,18 +115,16 @@ pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
     if command.name.trim().is_empty() {
         violations.push(Violation::new("header.name", Rule::Blank));
     }
+    text::check("header.name", &command.name, Text::Name, &mut violations);
+    let external_id = command.external_id.as_deref();
+    text::check_optional("header.external_id", external_id, Text::Code, &mut violations);
     let mut line_ids = Vec::new();
     for (index, supply) in command.supplies.iter().enumerate() {
         for (field, value) in [
             ("area_applied", supply.area_applied),
             ("total_applied", supply.total_applied),
         ] {
-            if !positive(value) {
-                violations.push(Violation::new(
-                    format!("supplies[{index}].{field}"),
-                    Rule::NotPositive(value),
-                ));
-            }
+            check_positive(&format!("supplies[{index}].{field}"), value, &mut violations);
         }
         if let Some(id) = supply.local_id {
             if line_ids.contains(&("supplies", id)) {
@@ -138,10 +137,11 @@ pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
         }
     }
     for (index, labour) in command.labours.iter().enumerate() {
-        if !positive(labour.area_applied) {
-            let rule = Rule::NotPositive(labour.area_applied);
-            violations.push(Violation::new(format!("labours[{index}].area_applied"), rule));
-        }
+        check_positive(
+            &format!("labours[{index}].area_applied"),
+            labour.area_applied,
+            &mut violations,
+        );
         if let Some(id) = labour.local_id {
             if line_ids.contains(&("labours", id)) {
                 violations.push(Violation::new(
@@ -266,6 +266,27 @@ mod tests {
                 "labours[0].area_applied"
             ]
         );
+    }
+
+    #[test]
+    fn a_quantity_too_small_to_be_stored_as_sent_is_refused() {
+        let mut command = order();
+        command.supplies[0].area_applied = 1e-320;
+        command.supplies[0].total_applied = 5e-324;
+        command.labours[0].area_applied = 1e-310;
+        let min = crate::refusal::MIN_QUANTITY;
+        assert_eq!(
+            check(&command, 7),
+            vec![
+                Violation::new("supplies[0].area_applied", Rule::TooSmall { sent: 1e-320, min }),
+                Violation::new("supplies[0].total_applied", Rule::TooSmall { sent: 5e-324, min }),
+                Violation::new("labours[0].area_applied", Rule::TooSmall { sent: 1e-310, min }),
+            ]
+        );
+        command.supplies[0].area_applied = min;
+        command.supplies[0].total_applied = 1e-300;
+        command.labours[0].area_applied = 0.001;
+        assert_eq!(check(&command, 7), vec![]);
     }
 
     #[test]

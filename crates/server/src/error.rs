@@ -85,6 +85,14 @@ impl ApiError {
         }
     }
 
+    /// The same error with its message rewritten, for a handler that can say more than the extractor that refused.
+    pub fn map_msg(self, rewrite: impl FnOnce(Msg) -> Msg) -> Self {
+        Self {
+            msg: rewrite(self.msg),
+            ..self
+        }
+    }
+
     /// A write to a record of `resource` (`id`, when the write names one) refused, with the status its reason
     /// calls for.
     pub fn refusal(refusal: Refusal, resource: &'static str, id: impl ToString) -> Self {

@@ -218,6 +218,16 @@ impl Admin<'_> {
                 "the password must have at least {MIN_PASSWORD_LEN} characters"
             )));
         }
+        // A login refuses longer ones, so an account with one could never log in.
+        for (what, text, max) in [
+            ("email", email.as_str(), domain::text::MAX_EMAIL),
+            ("password", user.password.as_str(), domain::text::MAX_PASSWORD),
+        ] {
+            if domain::text::too_long(text, max) {
+                let refusal = format!("the {what} must have at most {max} characters");
+                return Err(AdminError::Invalid(refusal));
+            }
+        }
         let cost = self.store.config.auth.password_cost;
         let password = user.password.clone();
         let hash = tokio::task::spawn_blocking(move || hash_password(&password, cost))
@@ -280,7 +290,9 @@ impl Admin<'_> {
             return Err(AdminError::Invalid("the farmer's name must not be blank".into()));
         }
         let now = now_millis();
-        let external_code = domain::master_data::optional_text(farmer.external_code.as_deref());
+        // In the form the API's writes and the import store codes in.
+        let normal = domain::text::code(farmer.external_code.as_deref());
+        let external_code = normal.as_deref();
         let inserted: Result<i64, sqlx::Error> = with_writer!(&self.store.db, pool => {
             sqlx::query_scalar(
                 "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \

@@ -209,7 +209,9 @@ impl Store {
                             .bind(row.master_campaign_id)
                             .fetch_optional(&mut *tx)
                             .await?;
-                            let code = row.external_code.as_deref().map(str::trim).filter(|c| !c.is_empty());
+                            // In the form the API's writes store codes in, so that the import's codes are theirs.
+                            let code = domain::text::code(row.external_code.as_deref());
+                            let code = code.as_deref();
                             let taken: Option<i64> = match code {
                                 Some(code) => sqlx::query_scalar(
                                     "SELECT id FROM campaigns WHERE society_id = $1 AND external_code = $2 AND deleted_at IS NULL",

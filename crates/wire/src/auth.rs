@@ -14,16 +14,19 @@ use crate::Timestamp;
 /// `POST /api/v2/login` body.
 #[derive(Clone, Serialize, Deserialize, ToSchema)]
 pub struct LoginRequest {
-    /// The account's email.
+    /// The account's email; at most 254 characters.
+    #[schema(max_length = 254)]
     pub email: String,
-    /// The account's password.
+    /// The account's password; at most 256 characters.
+    #[schema(max_length = 256)]
     pub password: String,
 }
 
 /// `POST /api/v2/login/refresh` body: trades a refresh token for a new pair.
 #[derive(Clone, Serialize, Deserialize, ToSchema)]
 pub struct RefreshRequest {
-    /// The refresh token of the last login or refresh; it works once.
+    /// The refresh token of the last login or refresh; it works once. At most 256 characters.
+    #[schema(max_length = 256)]
     pub refresh_token: String,
 }
 

@@ -411,8 +411,9 @@ pub struct NewSilobagCampaign {
     pub silobag_id: i64,
     /// The campaign the grain was harvested from; a live campaign of the caller's society.
     pub campaign_id: i64,
-    /// Quantity in tons; positive.
-    #[schema(exclusive_minimum = 0.0, example = 180.5)]
+    /// Quantity in tons; positive, and at least 2.2250738585072014e-308 (a smaller, subnormal number is not stored
+    /// as sent).
+    #[schema(minimum = 2.2250738585072014e-308, example = 180.5)]
     pub quantity_tn: f64,
     /// Grain humidity in percent, 0–100.
     #[schema(minimum = 0.0, maximum = 100.0, example = 13.5)]
@@ -420,26 +421,29 @@ pub struct NewSilobagCampaign {
     /// Grain quality indicator: 1 good (green), 2 watch (yellow), 3 at risk (red).
     #[schema(minimum = 1, maximum = 3, example = 1)]
     pub grain_quality_semaphore: i64,
-    /// Free text; empty when omitted.
+    /// Free text, at most 4,000 characters; empty when omitted.
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub observations: Option<String>,
 }
 
 /// `POST /api/v3/third_party/devices` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct NewDevice {
-    /// Name; required, not blank.
+    /// Name; required, not blank, at most 200 characters.
     #[schema(
         pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        max_length = 200,
         example = "Estación La Esperanza"
     )]
     pub name: String,
     /// `weather_station` or `silobag_sensor`.
     #[schema(schema_with = device_kind)]
     pub kind: String,
-    /// The maker's serial number; required, not blank.
+    /// The maker's serial number; required, not blank, at most 100 characters.
     #[schema(
         pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        max_length = 100,
         example = "WS-2024-0117"
     )]
     pub serial_number: String,

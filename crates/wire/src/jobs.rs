@@ -35,15 +35,23 @@ pub struct CampaignImportRow {
     pub plot_id: i64,
     /// Its planning: a live master campaign of the caller's society.
     pub master_campaign_id: i64,
-    /// Name; not blank.
+    /// Name; not blank, at most 200 characters.
+    #[schema(max_length = 200)]
     pub name: String,
-    /// Code in the integrator's ERP; unique among the society's campaigns when given.
+    /// Code in the integrator's ERP; unique among the society's campaigns when given. At most 100 characters, none of
+    /// them invisible (control and format characters such as zero-width spaces are refused); stored trimmed and in
+    /// Unicode normalisation form NFKC, so that composed and decomposed accents and fullwidth forms are one code.
     #[serde(default)]
+    #[schema(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]*$"
+    )]
     pub external_code: Option<String>,
     /// Hectares; greater than 0 and at most 1,000,000 (a row outside is refused inside the job).
     pub area: f64,
-    /// Sowing date, `YYYY-MM-DD`.
+    /// Sowing date, `YYYY-MM-DD`; at most 100 characters.
     #[serde(default)]
+    #[schema(max_length = 100)]
     pub planting_date: Option<String>,
     /// Expected yield in tonnes per hectare.
     #[serde(default)]

@@ -3,7 +3,8 @@
 //! A work order is read (v3) in the same nested shape the v1 integration layer writes (`header`, `supplies`,
 //! `labours`), so an integrator can GET an order, change it and PATCH the whole structure back. The write body is
 //! the read shape with its read-only fields (`local_id`s, `is_read_only`, the audit timestamps) optional and
-//! ignored, so an order taken from the v3 list can be modified and sent back as it is.
+//! ignored, so an order taken from the v3 list can be modified and sent back as it is. Its `supplies` and `labours`
+//! are required, as the whole structure is.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -122,16 +123,18 @@ pub struct WorkOrder {
     pub labours: Vec<WorkOrderLabour>,
 }
 
-/// A whole work order to create, or to replace an existing one with.
+/// A whole work order to create, or to replace an existing one with. All three parts are required: a write is the
+/// complete structure, never a merge, so a body without `supplies` or `labours` is refused rather than read as
+/// "no lines".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WorkOrderWrite {
     /// The order itself.
     pub header: WorkOrderHeaderWrite,
-    /// Supply lines; lines of the order that are not sent are removed.
-    #[serde(default)]
+    /// Every supply line the order is to have; required. Lines of the order that are not sent are removed, so an
+    /// empty list (`[]`) removes them all.
     pub supplies: Vec<WorkOrderSupplyWrite>,
-    /// Labour lines; lines of the order that are not sent are removed.
-    #[serde(default)]
+    /// Every labour line the order is to have; required. Lines of the order that are not sent are removed, so an
+    /// empty list (`[]`) removes them all.
     pub labours: Vec<WorkOrderLabourWrite>,
 }
 
@@ -139,15 +142,22 @@ pub struct WorkOrderWrite {
 /// ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WorkOrderHeaderWrite {
-    /// Id in the integrator's system; unique among the society's live orders when given.
+    /// Id in the integrator's system; unique among the society's live orders when given. At most 100 characters, none of
+    /// them invisible (control and format characters such as zero-width spaces are refused); stored trimmed and in
+    /// Unicode normalisation form NFKC, so that composed and decomposed accents and fullwidth forms are one code.
     #[serde(default)]
+    #[schema(
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]*$"
+    )]
     pub external_id: Option<String>,
     /// Always `third_party`.
     #[schema(schema_with = third_party)]
     pub system_id: String,
-    /// Descriptive name; not blank.
+    /// Descriptive name; not blank, at most 200 characters.
     #[schema(
         pattern = r"^[^\u0000]*[^\u0000\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$",
+        max_length = 200,
         example = "Pulverización lote 12"
     )]
     pub name: String,
@@ -171,11 +181,13 @@ pub struct WorkOrderSupplyWrite {
     pub cultivation: LocalRef,
     /// The product applied, from the society's country's catalogue.
     pub formulated: LocalRef,
-    /// Hectares applied; positive.
-    #[schema(exclusive_minimum = 0.0, example = 42.5)]
+    /// Hectares applied; positive, and at least 2.2250738585072014e-308 (a smaller, subnormal number is not stored
+    /// as sent).
+    #[schema(minimum = 2.2250738585072014e-308, example = 42.5)]
     pub area_applied: f64,
-    /// Total quantity applied; positive.
-    #[schema(exclusive_minimum = 0.0, example = 85.0)]
+    /// Total quantity applied; positive, and at least 2.2250738585072014e-308 (a smaller, subnormal number is not
+    /// stored as sent).
+    #[schema(minimum = 2.2250738585072014e-308, example = 85.0)]
     pub total_applied: f64,
     /// Application date.
     pub date: Timestamp,
@@ -194,8 +206,9 @@ pub struct WorkOrderLabourWrite {
     /// The kind of labour, when known.
     #[serde(default)]
     pub labour_type: Option<LocalRef>,
-    /// Hectares; positive.
-    #[schema(exclusive_minimum = 0.0, example = 42.5)]
+    /// Hectares; positive, and at least 2.2250738585072014e-308 (a smaller, subnormal number is not stored as
+    /// sent).
+    #[schema(minimum = 2.2250738585072014e-308, example = 42.5)]
     pub area_applied: f64,
     /// Contractors doing it.
     #[serde(default)]

@@ -201,3 +201,49 @@ fn problems_past_the_cap_are_counted_and_the_named_ones_sorted() {
     assert_eq!(named.len(), REPORTED_PROBLEMS);
     assert!(named.windows(2).all(|pair| pair[0].row < pair[1].row));
 }
+
+#[test]
+fn imported_texts_are_bounded_and_codes_normalised_as_the_api_writes_them() {
+    let header = header(&["external_code", "establishment_external_code", "name", "area"], false);
+    // Decomposed and fullwidth codes read as the code they look like, in the row's key and in a reference.
+    let (row, violations) = header.read(&texts(&["Man\u{0069}\u{0301}-1", "ＥＳＴ－１", "Lote", "3"]));
+    assert!(violations.is_empty(), "{violations:?}");
+    assert_eq!(row.external_code, "Maní-1");
+    assert_eq!(
+        row.values[0],
+        Value::Reference {
+            id: None,
+            code: Some("EST-1".into())
+        }
+    );
+    let long_name = "n".repeat(crate::text::MAX_NAME + 1);
+    let long_code = "c".repeat(crate::text::MAX_CODE + 1);
+    let (_, refused) = header.read(&texts(&["P\u{200B}1", &long_code, &long_name, "3"]));
+    let found: Vec<_> = refused.iter().map(|v| (v.path.as_str(), v.rule.clone())).collect();
+    assert_eq!(
+        found,
+        [
+            ("external_code", Rule::Invisible('\u{200B}')),
+            ("establishment_external_code", Rule::TooLong(crate::text::MAX_CODE)),
+            ("name", Rule::TooLong(crate::text::MAX_NAME)),
+        ]
+    );
+    // The same bound as the API's create of a plot.
+    let command = NewPlot {
+        name: long_name,
+        establishment_id: 1,
+        area: 3.0,
+        external_code: None,
+        active: true,
+    };
+    assert_eq!(
+        command.check(),
+        Err(Refusal::Invalid(vec![Violation::new(
+            "name",
+            Rule::TooLong(crate::text::MAX_NAME)
+        )]))
+    );
+    assert_eq!(imported_text("observations"), Text::Observations);
+    assert_eq!(imported_text("email"), Text::Email);
+    assert_eq!(imported_text("lastname"), Text::Name);
+}

@@ -95,6 +95,9 @@ pub enum Problem {
     },
     /// A required property is absent (the path names it).
     Missing,
+    /// A work order's `supplies` or `labours` is absent (the path names it). A write carries the whole order, so
+    /// the message says what an empty list does, for an integrator who took the write for a merge.
+    MissingLines,
     /// A string that should be an RFC 3339 date-time with an offset and does not parse as one.
     NotDateTime,
     /// A string that holds the NUL character, which no text of the API may hold.
@@ -261,6 +264,18 @@ fn problem_text(path: &JsonPath<'_>, problem: &Problem, lang: Lang) -> String {
         (Problem::Missing, Lang::Es) => format!("falta el campo obligatorio {path}"),
         (Problem::Missing, Lang::Pt) => format!("falta o campo obrigatório {path}"),
         (Problem::Missing, Lang::En) => format!("the required field {path} is missing"),
+        (Problem::MissingLines, Lang::Es) => format!(
+            "falta el campo obligatorio {path}; una escritura lleva la orden entera (header, supplies y labours), y \
+             una lista vacía ([]) elimina todas las líneas"
+        ),
+        (Problem::MissingLines, Lang::Pt) => format!(
+            "falta o campo obrigatório {path}; uma escrita leva a ordem inteira (header, supplies e labours), e uma \
+             lista vazia ([]) remove todas as linhas"
+        ),
+        (Problem::MissingLines, Lang::En) => format!(
+            "the required field {path} is missing; a write carries the whole order (header, supplies and labours), \
+             and an empty list ([]) removes every line"
+        ),
         (Problem::Nul, Lang::Es) => format!("{path} contiene el carácter NUL (\\u0000)"),
         (Problem::Nul, Lang::Pt) => format!("{path} contém o caractere NUL (\\u0000)"),
         (Problem::Nul, Lang::En) => format!("{path} holds the NUL character (\\u0000)"),
@@ -360,6 +375,11 @@ mod tests {
         assert_eq!(
             at(&date, Problem::Missing).text(Lang::Pt),
             "O corpo da requisição não é válido: falta o campo obrigatório header.date."
+        );
+        assert_eq!(
+            at(&[Segment::Key("supplies")], Problem::MissingLines).text(Lang::Es),
+            "El cuerpo de la solicitud no es válido: falta el campo obligatorio supplies; una escritura lleva la \
+             orden entera (header, supplies y labours), y una lista vacía ([]) elimina todas las líneas."
         );
         assert_eq!(
             at(&date, Problem::NotDateTime).text(Lang::Es),

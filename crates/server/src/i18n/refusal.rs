@@ -193,6 +193,20 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::NotPositive(value), Lang::Es) => format!("{path} debe ser mayor que cero (se recibió {value})"),
         (Rule::NotPositive(value), Lang::Pt) => format!("{path} deve ser maior que zero (recebido {value})"),
         (Rule::NotPositive(value), Lang::En) => format!("{path} must be greater than zero (got {value})"),
+        // `{:?}` writes 1e-320 as such, where `{}` would write 320 zeros.
+        (Rule::TooSmall { sent, min }, Lang::Es) => {
+            format!(
+                "{path} debe ser al menos {min:?}: un valor menor no se guarda tal como se envía (se recibió {sent:?})"
+            )
+        }
+        (Rule::TooSmall { sent, min }, Lang::Pt) => {
+            format!(
+                "{path} deve ser pelo menos {min:?}: um valor menor não é guardado como enviado (recebido {sent:?})"
+            )
+        }
+        (Rule::TooSmall { sent, min }, Lang::En) => {
+            format!("{path} must be at least {min:?}: a smaller value is not stored as sent (got {sent:?})")
+        }
         (Rule::OutOfRange { min, max }, Lang::Es) => format!("{path} debe ser un número entre {min} y {max}"),
         (Rule::OutOfRange { min, max }, Lang::Pt) => format!("{path} deve ser um número entre {min} e {max}"),
         (Rule::OutOfRange { min, max }, Lang::En) => format!("{path} must be a number from {min} to {max}"),
@@ -340,6 +354,18 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
         (Rule::TooLong(max), Lang::Es) => format!("{path} admite como máximo {max} caracteres"),
         (Rule::TooLong(max), Lang::Pt) => format!("{path} admite no máximo {max} caracteres"),
         (Rule::TooLong(max), Lang::En) => format!("{path} takes at most {max} characters"),
+        (Rule::Invisible(found), Lang::Es) => format!(
+            "{path} contiene un carácter invisible (U+{:04X}); un código no puede tener caracteres que no se ven",
+            u32::from(*found)
+        ),
+        (Rule::Invisible(found), Lang::Pt) => format!(
+            "{path} contém um caractere invisível (U+{:04X}); um código não pode ter caracteres que não se veem",
+            u32::from(*found)
+        ),
+        (Rule::Invisible(found), Lang::En) => format!(
+            "{path} holds an invisible character (U+{:04X}); a code may not hold characters that show nothing",
+            u32::from(*found)
+        ),
     }
 }
 

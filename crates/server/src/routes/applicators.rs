@@ -109,7 +109,7 @@ async fn list(
 fn command(body: ApplicatorWrite) -> ApplicatorCommand {
     ApplicatorCommand {
         name: body.name,
-        external_code: body.external_code,
+        external_code: domain::text::sent_code(body.external_code),
         active: body.active.unwrap_or(true),
         address: body.address,
         phone_number: body.phone_number,

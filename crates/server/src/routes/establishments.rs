@@ -44,7 +44,7 @@ fn command(body: wire::establishments::NewEstablishment) -> NewEstablishment {
     NewEstablishment {
         name: body.name,
         farmer_id: body.farmer_id,
-        external_code: body.external_code,
+        external_code: domain::text::sent_code(body.external_code),
         active: body.active.unwrap_or(true),
     }
 }

@@ -9,7 +9,7 @@ use axum::http::Method;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
-use domain::jobs::{CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD};
+use domain::jobs::{check_campaign_texts, CampaignTexts, CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD};
 use serde::Serialize;
 use serde_json::json;
 use store::resources::operations::{CampaignImportJobs, ObjectiveYieldJobs};
@@ -85,6 +85,12 @@ async fn start_import(
     caller: Caller,
     ApiJson(body): ApiJson<CampaignImport>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let texts = body.campaigns.iter().map(|row| CampaignTexts {
+        name: &row.name,
+        external_code: row.external_code.as_deref(),
+        planting_date: row.planting_date.as_deref(),
+    });
+    check_campaign_texts(texts).map_err(|r| ApiError::refusal(r, "campaigns", ""))?;
     let rows = body.campaigns.len();
     start::<CampaignImportJobs>(&state, &caller, CAMPAIGN_IMPORT, IMPORT, &body, rows).await
 }

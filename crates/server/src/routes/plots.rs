@@ -40,7 +40,7 @@ fn command(body: wire::plots::NewPlot) -> NewPlot {
         name: body.name,
         establishment_id: body.establishment_id,
         area: body.area,
-        external_code: body.external_code,
+        external_code: domain::text::sent_code(body.external_code),
         active: body.active.unwrap_or(true),
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -19,6 +19,7 @@ use wire::work_orders::WorkOrderWrite;
 use wire::work_orders::{LocalRef, WorkOrder, WorkOrderState};
 
 use super::table::{list_parameters, ApiTable, Custom};
+use crate::body::{BodyError, Problem, Segment};
 use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
@@ -152,6 +153,42 @@ impl<S: Send + Sync> FromRequestParts<S> for StateQuery {
     }
 }
 
+/// A write body (`ApiJson`), with one refusal put more plainly: a body without `supplies` or `labours`, as an ERP
+/// that takes the write for a merge sends it, is told that a write carries the whole order and that an empty list
+/// removes every line.
+struct WriteBody(WorkOrderWrite);
+
+impl<S> FromRequest<S> for WriteBody
+where
+    AppState: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let ApiJson(body) = ApiJson::from_request(request, state)
+            .await
+            .map_err(|error| error.map_msg(lines_missing))?;
+        Ok(Self(body))
+    }
+}
+
+/// `msg`, or, when it says that `supplies` or `labours` is missing, the same with what an empty list does.
+fn lines_missing(msg: Msg) -> Msg {
+    match msg {
+        Msg::Body(BodyError::At {
+            path,
+            problem: Problem::Missing,
+        }) if matches!(path.as_slice(), [Segment::Key(key)] if key == "supplies" || key == "labours") => {
+            Msg::Body(BodyError::At {
+                path,
+                problem: Problem::MissingLines,
+            })
+        }
+        other => other,
+    }
+}
+
 fn flags(state: &WorkOrderState) -> StateFlags {
     StateFlags {
         pending: state.pending,
@@ -168,7 +205,7 @@ fn ids(refs: &[LocalRef]) -> Vec<i64> {
 fn command(body: WorkOrderWrite) -> WorkOrderCommand {
     let header = body.header;
     WorkOrderCommand {
-        external_id: header.external_id,
+        external_id: domain::text::sent_code(header.external_id),
         system_id: header.system_id,
         name: header.name,
         date: header.date.0.to_utc(),
@@ -264,7 +301,7 @@ fn respond(order: WorkOrder, version: i64, status: StatusCode) -> Response {
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(body): ApiJson<WorkOrderWrite>,
+    WriteBody(body): WriteBody,
 ) -> Result<Response, ApiError> {
     let written = state
         .store
@@ -280,7 +317,7 @@ async fn replace(
     caller: Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    ApiJson(body): ApiJson<WorkOrderWrite>,
+    WriteBody(body): WriteBody,
 ) -> Result<Response, ApiError> {
     let local_id = parse_id(&id, NAME)?;
     let expected_version = match expected_version(&headers, local_id) {

@@ -164,6 +164,41 @@ on_both_backends! {
         assert!(farmers.iter().all(|farmer| farmer["area"].is_number()), "every farmer's area is a number");
     }
 
+    // Found by attacking the service (issue 50): an area of 1e-320 hectares, "greater than zero", was stored as 0.0.
+    // A quantity that storage would not keep as sent is refused, and the document states the least each takes.
+    async fn quantities_too_small_to_be_stored_as_sent_are_refused(app) {
+        let token = app.token(integrator("AR")).await;
+        let establishment = first_id(&app, ESTABLISHMENTS, &token).await;
+        let plots_before = app.get_ok("/api/v2/third_party/plots", &token).await["total_items"].clone();
+        for tiny in [1e-320, 5e-324, 0.004] {
+            let body = json!({ "name": "Lote diminuto", "establishment_id": establishment, "area": tiny });
+            let (code, message) = error_envelope(app.post(PLOTS, &token, &body).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert_eq!(code, 422);
+            assert!(message.contains("area") && message.contains("0.01"), "{tiny:e}: {message}");
+        }
+        let plots_after = app.get_ok("/api/v2/third_party/plots", &token).await["total_items"].clone();
+        assert_eq!(plots_after, plots_before, "no plot was stored");
+        let body = json!({ "name": "Lote mínimo", "establishment_id": establishment, "area": 0.01 });
+        let created = app.post(PLOTS, &token, &body).await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let created: Value = created.json().await.expect("JSON");
+        assert_eq!(created["area"], json!(0.01));
+        let row = json!({
+            "silobag_id": first_id(&app, "/api/v3/third_party/silobags", &token).await,
+            "campaign_id": first_id(&app, "/api/v3/third_party/campaigns", &token).await,
+            "quantity_tn": 1e-320,
+            "grain_humidity_percent": 13.5,
+            "grain_quality_semaphore": 2,
+        });
+        let response = app.post("/api/v3/third_party/silobag_campaigns", &token, &row).await;
+        let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert!(message.contains("quantity_tn") && message.contains("1e-320"), "{message}");
+        let document = app.served_document().await;
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(schemas["NewPlot"]["properties"]["area"]["minimum"], json!(0.01));
+        assert_eq!(schemas["NewSilobagCampaign"]["properties"]["quantity_tn"]["minimum"], json!(f64::MIN_POSITIVE));
+    }
+
     // Found by schemathesis's positive-data check: the document called the filter dates `date-time`, which allows
     // fractions of a second, but the server accepts whole seconds with an offset only.
     async fn filter_dates_are_documented_as_the_server_reads_them(app) {
@@ -286,7 +321,8 @@ on_both_backends! {
         let order = json!({ "header": {
             "system_id": "erp", "name": "Pulverización", "date": "2025-10-02T08:00:00-03:00",
             "voucher_date": "2025-10-01T00:00:00-03:00", "state": { "pending": true, "executed": false, "confirmed": false },
-            "extra_fields": { "company": { "local_id": 1 }, "voucher_type": { "local_id": 1 } } } });
+            "extra_fields": { "company": { "local_id": 1 }, "voucher_type": { "local_id": 1 } } },
+            "supplies": [], "labours": [] });
         let (_, message) = error_envelope(app.post(WORK_ORDERS, &token, &order).await, StatusCode::UNPROCESSABLE_ENTITY).await;
         assert!(message.contains("system_id") && message.contains("third_party"), "{message}");
     }

@@ -35,6 +35,7 @@ mod sdk;
 mod sdk_events;
 mod spec_paths;
 mod sync;
+mod text_limits;
 mod two_processes;
 mod webhooks;
 mod work_order_writes;

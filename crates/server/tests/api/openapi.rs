@@ -621,20 +621,28 @@ fn property<'a>(document: &'a Value, component: &str, path: &[&str]) -> &'a Valu
 fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
     let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
     let number = |value: &Value| value.as_f64().unwrap_or(f64::NAN);
-    // Hectares: greater than 0, at most the domain's bound, wherever a write takes them.
-    for (component, path) in [
-        ("NewPlot", vec!["area"]),
-        ("WorkOrderSupplyWrite", vec!["area_applied"]),
-        ("WorkOrderSupplyWrite", vec!["total_applied"]),
-        ("WorkOrderLabourWrite", vec!["area_applied"]),
-        ("NewSilobagCampaign", vec!["quantity_tn"]),
+    // Positive quantities: at least the smallest the domain stores as sent, wherever a write takes them.
+    for (component, path, min) in [
+        ("NewPlot", vec!["area"], domain::MIN_HECTARES),
+        (
+            "WorkOrderSupplyWrite",
+            vec!["area_applied"],
+            domain::refusal::MIN_QUANTITY,
+        ),
+        (
+            "WorkOrderSupplyWrite",
+            vec!["total_applied"],
+            domain::refusal::MIN_QUANTITY,
+        ),
+        (
+            "WorkOrderLabourWrite",
+            vec!["area_applied"],
+            domain::refusal::MIN_QUANTITY,
+        ),
+        ("NewSilobagCampaign", vec!["quantity_tn"], domain::refusal::MIN_QUANTITY),
     ] {
         let schema = property(&document, component, &path);
-        assert_eq!(
-            number(&schema["exclusiveMinimum"]),
-            0.0,
-            "{component}.{path:?} is positive"
-        );
+        assert_eq!(number(&schema["minimum"]), min, "{component}.{path:?} is positive");
     }
     assert_eq!(
         number(&property(&document, "NewPlot", &["area"])["maximum"]),

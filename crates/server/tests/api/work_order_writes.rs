@@ -175,6 +175,9 @@ on_both_backends! {
             (Box::new(|o| o["supplies"][0]["area_applied"] = json!(0)), "supplies[0].area_applied"),
             (Box::new(|o| o["supplies"][0]["total_applied"] = json!(-5)), "supplies[0].total_applied"),
             (Box::new(|o| o["labours"][0]["area_applied"] = json!(-1)), "labours[0].area_applied"),
+            // Subnormal: above zero, but not stored as sent.
+            (Box::new(|o| o["supplies"][0]["total_applied"] = json!(1e-320)), "supplies[0].total_applied"),
+            (Box::new(|o| o["labours"][0]["area_applied"] = json!(5e-324)), "labours[0].area_applied"),
             (Box::new(|o| o["supplies"][0]["formulated"]["local_id"] = json!(999_999)), "formulated"),
             (Box::new(move |o| o["supplies"][0]["formulated"]["local_id"] = json!(brazil.formulated)), "formulated"),
             (Box::new(move |o| o["labours"][0]["contractors"][0]["local_id"] = json!(brazil.contractor)), "contractors[0]"),
@@ -226,6 +229,51 @@ on_both_backends! {
         assert!(message.contains("voucher_date"), "{message}");
         assert_eq!(total(&app, &token).await, before_total);
         assert_eq!(app.login_as(integrator("AR")).await["society"]["syncCheck"], before_check, "nothing was written");
+    }
+
+    async fn a_write_without_supplies_or_labours_is_refused_and_the_order_keeps_its_lines(app) {
+        // Issue 50: the header alone, as an ERP that takes PATCH for a merge sends it, was read as "no lines" and
+        // wiped every line of the order.
+        let (token, refs) = references(&app, "AR").await;
+        let orders = app.get_ok(&format!("{READ}?size=50"), &token).await;
+        let id = orders["items"].as_array().expect("items").iter()
+            .find(|o| o["header"]["is_read_only"] == false && o["supplies"].as_array().is_some_and(|l| !l.is_empty())
+                && o["labours"].as_array().is_some_and(|l| !l.is_empty()))
+            .expect("a writable demo order with supplies and labours")["header"]["local_id"]
+            .clone();
+        let read = app.get_ok(&format!("{READ}/{id}"), &token).await;
+        let header_only = json!({ "header": read["header"].clone() });
+        let mut without_labours = as_written(&read);
+        without_labours.as_object_mut().expect("order").remove("labours");
+        let mut without_supplies = as_written(&read);
+        without_supplies.as_object_mut().expect("order").remove("supplies");
+        for (body, missing) in [(&header_only, "supplies"), (&without_labours, "labours"), (&without_supplies, "supplies")] {
+            let (code, message) = error_envelope(patch(&app, &token, &id, body).await, StatusCode::BAD_REQUEST).await;
+            assert_eq!(code, 400);
+            assert!(message.contains(missing) && message.contains("([])"), "{missing} is named, and what [] does: {message}");
+        }
+        let mut create = order(&refs);
+        create.as_object_mut().expect("order").remove("labours");
+        let response = app
+            .request(Method::POST, WRITE)
+            .bearer_auth(&token)
+            .header(reqwest::header::ACCEPT_LANGUAGE, "en")
+            .json(&create)
+            .send()
+            .await
+            .expect("POST request");
+        let (_, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+        assert_eq!(
+            message,
+            "The request body is not valid: the required field labours is missing; a write carries the whole order \
+             (header, supplies and labours), and an empty list ([]) removes every line."
+        );
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, read, "the order keeps every line");
+        let document = app.served_document().await;
+        let required = &document["components"]["schemas"]["WorkOrderWrite"]["required"];
+        for part in ["header", "supplies", "labours"] {
+            assert!(required.as_array().is_some_and(|r| r.contains(&json!(part))), "{part} is required: {required}");
+        }
     }
 
     async fn read_only_fields_sent_on_a_write_are_ignored(app) {
