@@ -14,7 +14,7 @@ use wire::Page;
 
 use crate::auth::Session;
 use crate::filters::{Filters, Generation};
-use crate::retry::{retry_after, RetryPolicy};
+use crate::retry::{retry_wait, RetryPolicy};
 use crate::Error;
 
 /// The items of a list, over all its pages, in the API's order (ascending id).
@@ -321,12 +321,7 @@ impl Client {
             let outcome = self.attempt(call, url.clone(), token).await;
             let retry_in = match &outcome {
                 Err(_) => Some(inner.retry.backoff(attempt)),
-                Ok((status, headers, _))
-                    if *status == StatusCode::TOO_MANY_REQUESTS || *status == StatusCode::SERVICE_UNAVAILABLE =>
-                {
-                    Some(retry_after(headers).unwrap_or_else(|| inner.retry.backoff(attempt)))
-                }
-                Ok(_) => None,
+                Ok((status, headers, _)) => retry_wait(*status, headers, inner.retry.backoff(attempt)),
             };
             match retry_in {
                 Some(wait) if repeatable && attempt < inner.retry.max_attempts && wait <= inner.retry.max_backoff => {

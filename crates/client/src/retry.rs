@@ -3,14 +3,16 @@
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::StatusCode;
 
 /// Exponential back-off with a bounded number of attempts.
 ///
-/// The SDK retries transport failures, time-outs, 429 and 503, on requests that are safe to repeat: every `GET`,
-/// `PUT`, `PATCH` and `DELETE` of this API (a `PATCH` replaces the whole work order, so sending it twice changes
-/// nothing more than once), and a `POST` only when it carries an `Idempotency-Key`, which every create of the SDK
-/// does. A `Retry-After` header (in seconds) replaces the computed delay; when it asks for more than
-/// [`RetryPolicy::max_backoff`], the SDK gives the error to the caller instead of sleeping that long.
+/// The SDK retries transport failures, time-outs, 429, 503, and a 409 with `Retry-After` (the first request with the
+/// same `Idempotency-Key` is still being answered), on requests that are safe to repeat: every `GET`, `PUT`, `PATCH`
+/// and `DELETE` of this API (a `PATCH` replaces the whole work order, so sending it twice changes nothing more than
+/// once), and a `POST` only when it carries an `Idempotency-Key`, which every create of the SDK does. A `Retry-After`
+/// header (in seconds) replaces the computed delay of a 429 or 503, and is the least a 409's waits; when it asks for
+/// more than [`RetryPolicy::max_backoff`], the SDK gives the error to the caller instead of sleeping that long.
 ///
 /// ```
 /// use std::time::Duration;
@@ -65,8 +67,22 @@ impl RetryPolicy {
     }
 }
 
+/// How long to wait before sending a call again after an answer with `status` and `headers`, or `None` when that
+/// answer is final; `backoff` is the policy's wait for this attempt. A 409 is retried only with `Retry-After`, which
+/// the server sends when the first request with the same `Idempotency-Key` is still being answered, and waits at
+/// least the back-off, so that a long first request is asked about less and less often. Any other conflict (a
+/// duplicate external code, say) would answer the same again.
+pub(crate) fn retry_wait(status: StatusCode, headers: &HeaderMap, backoff: Duration) -> Option<Duration> {
+    let asked = retry_after(headers);
+    match status {
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => Some(asked.unwrap_or(backoff)),
+        StatusCode::CONFLICT => asked.map(|asked| asked.max(backoff)),
+        _ => None,
+    }
+}
+
 /// The wait a `Retry-After` header asks for, when it is a number of seconds (the form this API sends).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     headers
         .get(RETRY_AFTER)?
         .to_str()
@@ -93,6 +109,35 @@ mod tests {
         let third = policy.backoff(3);
         assert!(third >= Duration::from_millis(400) && third <= Duration::from_millis(500));
         assert_eq!(policy.backoff(9), Duration::from_millis(700));
+    }
+
+    #[test]
+    fn a_409_is_retried_only_while_its_key_is_in_progress_and_with_back_off() {
+        let backoff = Duration::from_millis(250);
+        let mut in_progress = HeaderMap::new();
+        in_progress.insert(RETRY_AFTER, reqwest::header::HeaderValue::from_static("1"));
+        assert_eq!(
+            retry_wait(StatusCode::CONFLICT, &in_progress, backoff),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            retry_wait(StatusCode::CONFLICT, &in_progress, Duration::from_secs(4)),
+            Some(Duration::from_secs(4)),
+            "the back-off grows past what the server asks"
+        );
+        assert_eq!(
+            retry_wait(StatusCode::CONFLICT, &HeaderMap::new(), backoff),
+            None,
+            "a conflict without Retry-After is final"
+        );
+        assert_eq!(
+            retry_wait(StatusCode::SERVICE_UNAVAILABLE, &HeaderMap::new(), backoff),
+            Some(backoff)
+        );
+        assert_eq!(
+            retry_wait(StatusCode::UNPROCESSABLE_ENTITY, &in_progress, backoff),
+            None
+        );
     }
 
     #[test]

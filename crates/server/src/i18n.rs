@@ -85,6 +85,8 @@ pub enum Msg {
     IdempotencyMismatch,
     /// The first request with this `Idempotency-Key` is still being answered.
     IdempotencyInProgress,
+    /// The first request with this `Idempotency-Key` was written, but its answer is not kept (a secret, or lost).
+    IdempotencyAnswerLost,
     /// The API-key header (named here) was sent, but is not a live key of the caller's society.
     InvalidApiKey(String),
     /// A write was refused: the record's resource, its id when the write names one, and why.
@@ -321,6 +323,18 @@ impl Msg {
             (Msg::IdempotencyInProgress, En) => {
                 "The original request with this Idempotency-Key is still being processed.".into()
             }
+            (Msg::IdempotencyAnswerLost, Es) => "La solicitud original con este Idempotency-Key se guardó, pero su \
+                 respuesta no se conserva (llevaba un secreto, que se muestra una sola vez, o el servidor se detuvo \
+                 antes de registrarla); no la reenvíe: busque el registro (por su código externo)."
+                .into(),
+            (Msg::IdempotencyAnswerLost, Pt) => "A requisição original com este Idempotency-Key foi gravada, mas sua \
+                 resposta não é guardada (levava um segredo, mostrado uma só vez, ou o servidor parou antes de \
+                 registrá-la); não a reenvie: procure o registro (pelo seu código externo)."
+                .into(),
+            (Msg::IdempotencyAnswerLost, En) => "The original request with this Idempotency-Key was written, but its \
+                 answer is not kept (it held a secret, shown only once, or the server stopped before recording it); \
+                 do not send it again: look the record up (by its external code)."
+                .into(),
             (Msg::InvalidApiKey(h), Es) => format!("El encabezado {h} no es una clave de API válida de su sociedad."),
             (Msg::InvalidApiKey(h), Pt) => format!("O cabeçalho {h} não é uma chave de API válida da sua sociedade."),
             (Msg::InvalidApiKey(h), En) => format!("The {h} header is not a valid API key of your society."),

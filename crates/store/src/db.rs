@@ -225,8 +225,9 @@ impl BeginWrite for MeteredPool<sqlx::Postgres> {
 }
 
 /// A transaction that writes. Its `commit` first renders the payload of every event its changes wrote
-/// ([`crate::events`]), so no write path can commit a change whose event lacks its record. It is the only way the
-/// store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
+/// ([`crate::events`]), so no write path can commit a change whose event lacks its record, and marks the
+/// `Idempotency-Key` of the request it serves ([`crate::idempotency`]), so no keyed write can commit without the trace
+/// that stops its retry from writing it again. It is the only way the store commits (clippy's `disallowed_methods` refuses `sqlx::Transaction::commit` elsewhere).
 pub(crate) struct WriteTx<'c, DB: sqlx::Database> {
     session: Session<'c, DB>,
     /// Begun with capture paused ([`BeginWrite::begin_write_own_events`]): the events are `own`.
@@ -327,6 +328,7 @@ impl WriteTx<'_, sqlx::Sqlite> {
             return Err(sqlx::Error::Protocol("a SQLite write began no transaction".into()));
         };
         crate::events::render_pending_sqlite(&mut tx, own).await?;
+        crate::idempotency::mark_committed!(tx)?;
         tx.commit().await
     }
 
@@ -351,14 +353,17 @@ impl WriteTx<'_, sqlx::Postgres> {
             Session::Unbegun(connection) => begin_own_events_postgres(connection).await?,
         };
         crate::events::render_pending_postgres(&mut tx, own).await?;
+        crate::idempotency::mark_committed!(tx)?;
         tx.commit().await
     }
 
     /// Runs `batch`, then commits as [`Self::commit`] does. A transaction not begun yet, whose batch is one query and
     /// whose one event is a record's creation, runs the batch and that event as one statement, which commits alone
-    /// ([`crate::events::postgres_own_creation_last`]).
+    /// ([`crate::events::postgres_own_creation_last`]); unless it is a keyed request's, whose key [`Self::commit`]
+    /// marks in the same transaction.
     pub(crate) async fn commit_with(mut self, mut batch: Batch) -> Result<(), sqlx::Error> {
         let alone = matches!(self.session, Session::Unbegun(_))
+            && crate::idempotency::current_claim().is_none()
             && batch.is_one_query()
             && matches!(self.own.as_slice(), [event] if event.action == "created");
         if alone {

@@ -97,6 +97,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "event_society_check",
         include_str!("migrations/0024_event_society_check.sql"),
     ),
+    (
+        25,
+        "idempotency_leases",
+        include_str!("migrations/0025_idempotency_leases.sql"),
+    ),
 ];
 
 /// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,

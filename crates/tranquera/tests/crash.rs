@@ -2,6 +2,9 @@
 //! lines, batches of device events), SIGKILL in the middle of it, a restart on the same database, and then every
 //! acknowledged write is there, whole, and no write is there in part.
 //!
+//! Keyed writes too: after SIGKILL mid-burst and a restart, the retry of every write sent with an `Idempotency-Key`
+//! is answered within a lease (replayed, run anew, or refused as written), and none is written twice.
+//!
 //! And of its database: a PostgreSQL primary with a synchronous standby, behind PgBouncer, killed with SIGKILL under
 //! a steady load of work-order creates; the standby promoted and PgBouncer repointed, and the same server process
 //! answers again, having answered 503 with `Retry-After` only during the switch, with every acknowledged create on
@@ -305,6 +308,185 @@ async fn on_postgres_acknowledged_writes_survive_sigkill_whole() {
     let scratch = Scratch::new("tranquera-crash-postgres");
     let url = testkit::postgres::new_database("tranquera_crash").await;
     acknowledged_writes_survive_sigkill(&url, &scratch).await;
+}
+
+/// A keyed write sent before the kill: its key, path and body, to send again after the restart.
+struct Keyed {
+    key: String,
+    path: &'static str,
+    body: Value,
+    /// For a batch of device events, its number ([`event_batch`]).
+    batch: Option<usize>,
+}
+
+/// Keyed writes (work orders and batches of device events, each with a fresh `Idempotency-Key`) sent by [`WRITERS`]
+/// until [`ACKS_BEFORE_KILL`] are answered, then SIGKILL: every write sent, answered or not.
+async fn keyed_burst(api: &Api, refs: Arc<Refs>, server: &mut ServerProcess) -> Vec<Keyed> {
+    let sent = Arc::new(Mutex::new(Vec::<Keyed>::new()));
+    let count = Arc::new(AtomicUsize::new(0));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            let (api, refs, sent, count) = (api.clone(), refs.clone(), sent.clone(), count.clone());
+            tokio::spawn(async move {
+                for n in 0.. {
+                    let key = format!("KEYED-{writer}-{n}");
+                    let batch = writer * 10_000 + n;
+                    let (path, body, batch) = if (writer + n) % 2 == 0 {
+                        ("/integration/api/v1/workOrders", work_order(&refs, &key, 2, 1), None)
+                    } else {
+                        (DEVICE_EVENTS, event_batch(&refs, batch), Some(batch))
+                    };
+                    sent.lock().expect("the writes").push(Keyed {
+                        key: key.clone(),
+                        path,
+                        body: body.clone(),
+                        batch,
+                    });
+                    let answered = api
+                        .request(reqwest::Method::POST, path)
+                        .header("Idempotency-Key", &key)
+                        .json(&body)
+                        .send()
+                        .await;
+                    if answered.is_err() {
+                        return; // The server is gone.
+                    }
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    while count.load(Ordering::Relaxed) < ACKS_BEFORE_KILL {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server.kill();
+    for writer in writers {
+        writer.await.expect("a writer");
+    }
+    let writes = std::mem::take(&mut *sent.lock().expect("the writes"));
+    writes
+}
+
+/// How a keyed write's retry after the restart was answered.
+#[derive(Debug, Default)]
+struct Retried {
+    replayed: usize,
+    ran: usize,
+    answer_lost: usize,
+}
+
+/// Sends `write` again with its key until it is answered other than "still in progress" (409 with `Retry-After`),
+/// which may last a lease; answers the stored order's id for a work order.
+async fn retry_keyed(api: &Api, write: &Keyed, retried: &mut Retried) -> Option<i64> {
+    let began = Instant::now();
+    loop {
+        let response = api
+            .request(reqwest::Method::POST, write.path)
+            .header("Idempotency-Key", &write.key)
+            .json(&write.body)
+            .send()
+            .await
+            .expect("the retry is answered");
+        let status = response.status();
+        if status == StatusCode::CONFLICT && response.headers().contains_key("retry-after") {
+            assert!(
+                began.elapsed() < Duration::from_millis(store::idempotency::LEASE_MS as u64) + Duration::from_secs(10),
+                "{} is still held by the killed process",
+                write.key
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            continue;
+        }
+        if status == StatusCode::CONFLICT {
+            // Written, but the process died before recording the answer: refused, never written again.
+            retried.answer_lost += 1;
+            return None;
+        }
+        assert_eq!(status, StatusCode::CREATED, "the retry of {}", write.key);
+        if response.headers().contains_key("idempotent-replayed") {
+            retried.replayed += 1;
+        } else {
+            retried.ran += 1;
+        }
+        let body: Value = response.json().await.expect("JSON");
+        return body["header"]["local_id"].as_i64();
+    }
+}
+
+async fn keyed_writes_are_never_stuck_nor_written_twice_after_sigkill(url: &str, scratch: &Scratch) {
+    seed(url).await;
+    let log = scratch.join("server.log");
+    let mut server = serve(url, &log, &[]);
+    let (api, society) = log_in(&server.base).await;
+    let refs = Arc::new(references(&api, society).await);
+    let sent = keyed_burst(&api, refs, &mut server).await;
+
+    let restarted = serve(url, &log, &[]);
+    let api = Api {
+        base: restarted.base.clone(),
+        ..api
+    };
+    let mut retried = Retried::default();
+    let mut answered_ids = HashMap::new();
+    for write in &sent {
+        if let Some(id) = retry_keyed(&api, write, &mut retried).await {
+            answered_ids.insert(write.key.clone(), id);
+        }
+    }
+
+    let mut orders: HashMap<String, Vec<i64>> = HashMap::new();
+    for order in api.all_items(WORK_ORDERS).await {
+        let external_id = order["header"]["external_id"].as_str().unwrap_or_default().to_owned();
+        if external_id.starts_with("KEYED-") {
+            let id = order["header"]["local_id"].as_i64().expect("an id");
+            orders.entry(external_id).or_default().push(id);
+        }
+    }
+    let mut readings: HashMap<usize, usize> = HashMap::new();
+    for event in api.all_items(DEVICE_EVENTS).await {
+        if let Some(value) = event["value"].as_f64().filter(|v| *v >= MARK) {
+            *readings.entry((value - MARK) as usize / 100).or_default() += 1;
+        }
+    }
+    for write in &sent {
+        match write.batch {
+            Some(batch) => assert_eq!(
+                readings.get(&batch).copied().unwrap_or_default(),
+                EVENTS_PER_BATCH,
+                "{}: its batch is stored once, whole",
+                write.key
+            ),
+            None => {
+                let stored = orders.get(&write.key).cloned().unwrap_or_default();
+                assert_eq!(stored.len(), 1, "{}: stored once", write.key);
+                if let Some(id) = answered_ids.get(&write.key) {
+                    assert_eq!(stored[0], *id, "{}: the answer names the stored order", write.key);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} keyed writes sent before SIGKILL; after the restart {} retries were replayed, {} ran anew, {} were \
+         written without a recorded answer",
+        sent.len(),
+        retried.replayed,
+        retried.ran,
+        retried.answer_lost
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_sqlite_keyed_writes_are_never_stuck_nor_written_twice_after_sigkill() {
+    let scratch = Scratch::new("tranquera-crash-keys-sqlite");
+    let url = format!("sqlite://{}", scratch.join("api.sqlite").display());
+    keyed_writes_are_never_stuck_nor_written_twice_after_sigkill(&url, &scratch).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgres_keyed_writes_are_never_stuck_nor_written_twice_after_sigkill() {
+    let scratch = Scratch::new("tranquera-crash-keys-postgres");
+    let url = testkit::postgres::new_database("tranquera_crash_keys").await;
+    keyed_writes_are_never_stuck_nor_written_twice_after_sigkill(&url, &scratch).await;
 }
 
 /// The lines of a server's log that say why it answered 500.
