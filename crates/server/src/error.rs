@@ -77,6 +77,14 @@ impl ApiError {
         }
     }
 
+    /// 503 with `Retry-After`: the server cannot take this request now, and says when to try again.
+    pub fn unavailable_for(msg: Msg, retry_after: Duration) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, msg)
+        }
+    }
+
     /// The same error with a different envelope `code` than its HTTP status.
     pub fn with_code(self, code: i64) -> Self {
         Self {

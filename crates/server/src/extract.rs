@@ -55,6 +55,7 @@ where
             .ok_or(ApiError::unauthorized(Msg::InvalidToken))?;
         match state.store.authenticate(token).await? {
             TokenCheck::Valid(session) => {
+                crate::ratelimit::charge_token(&parts.extensions, token)?;
                 if let Some(language) = parts.extensions.get::<SocietyLanguage>() {
                     language.learn(session.scope.country());
                 }

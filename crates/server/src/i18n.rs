@@ -25,6 +25,8 @@ pub enum Msg {
     NotPermitted,
     /// Too many failed logins.
     Throttled(u64),
+    /// Too many logins are having their passwords checked at once; try again after this many seconds.
+    LoginsBusy(u64),
     /// The refresh token cannot be used.
     InvalidRefreshToken,
     /// The request has no body.
@@ -146,6 +148,13 @@ impl Msg {
             (Msg::Throttled(s), En) => {
                 format!("Too many failed attempts. Try again in {s} seconds.")
             }
+            (Msg::LoginsBusy(s), Es) => {
+                format!("Hay demasiados inicios de sesión en curso. Intente de nuevo en {s} segundos.")
+            }
+            (Msg::LoginsBusy(s), Pt) => {
+                format!("Há logins demais em andamento. Tente novamente em {s} segundos.")
+            }
+            (Msg::LoginsBusy(s), En) => format!("Too many logins are being checked at once. Try again in {s} seconds."),
             (Msg::InvalidRefreshToken, Es) => "El refresh token es inválido, expiró o ya fue usado.".into(),
             (Msg::InvalidRefreshToken, Pt) => "O refresh token é inválido, expirou ou já foi usado.".into(),
             (Msg::InvalidRefreshToken, En) => "The refresh token is invalid, expired or already used.".into(),

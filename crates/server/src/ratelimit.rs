@@ -9,9 +9,12 @@
 //! shares each process may accept what its own bucket allows, and the next share puts the excess on the bucket as
 //! debt, refused until it is paid. The overshoot is bounded by what N processes accept in one share's interval.
 //!
-//! Keys are the client address (an IPv6 client by its /64, the block one host usually holds) and a SHA-256 digest of
-//! the bearer token, checked without a token lookup, so an invalid token is limited like a valid one. A bucket that
-//! is full again is the same as none, so each share forgets those it holds.
+//! Keys are the client address (an IPv6 client by its /64, the block one host usually holds), taken before anything
+//! else, and a SHA-256 digest of the bearer token, taken once the token has authenticated ([`charge_token`]): a
+//! token that does not authenticate counts against its address only, so made-up tokens make no buckets, here or in
+//! the database. A bucket that is full again is the same as none, so each share forgets those it holds, and deletes
+//! as many spent shared ones as it may have added (`Store::charge_rate_limit`): the shared table holds the buckets
+//! of the last moments' clients, whatever the traffic.
 //!
 //! Every answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10) for the limits
 //! that applied; a refused request is answered 429 in the envelope with `Retry-After`.
@@ -20,11 +23,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{Extensions, HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use dashmap::DashMap;
@@ -34,7 +37,7 @@ use store::Store;
 use tokio::task::JoinHandle;
 
 use crate::error::ApiError;
-use crate::extract::{bearer_token, ClientAddress};
+use crate::extract::ClientAddress;
 use crate::i18n::Msg;
 use crate::AppState;
 
@@ -143,6 +146,7 @@ struct Bucket<K: Hash + Eq + Clone> {
 }
 
 /// What one limit said about a request.
+#[derive(Debug, Clone, Copy)]
 struct Reading {
     name: &'static str,
     rate: Rate,
@@ -285,22 +289,16 @@ impl Limiters {
         self.trusted_proxies.iter().any(|network| network.contains(&address))
     }
 
-    /// Takes one request from each bucket that applies, the address's first; refused, how long until it would not be.
-    fn take(&self, address: Option<IpAddr>, token: Option<&str>, readings: &mut Vec<Reading>) -> Option<Duration> {
-        let now = now_us();
-        if let (Some(bucket), Some(address)) = (&self.by_address, address) {
-            let (reading, refused) = bucket.take(&address_key(address), now);
-            readings.push(reading);
-            if refused.is_some() {
-                return refused;
-            }
-        }
-        if let (Some(bucket), Some(token)) = (&self.by_token, token) {
-            let (reading, refused) = bucket.take(&token_key(token), now);
-            readings.push(reading);
-            return refused;
-        }
-        None
+    /// Takes one request from the address's bucket, if that limit applies; refused, how long until it would not be.
+    fn take_address(&self, address: Option<IpAddr>) -> Option<(Reading, Option<Duration>)> {
+        let (bucket, address) = (self.by_address.as_ref()?, address?);
+        Some(bucket.take(&address_key(address), now_us()))
+    }
+
+    /// Takes one request from the bucket of `token`, which has authenticated, if that limit applies.
+    fn take_token(&self, token: &str) -> Option<(Reading, Option<Duration>)> {
+        let bucket = self.by_token.as_ref()?;
+        Some(bucket.take(&token_key(token), now_us()))
     }
 
     /// One share of both limits (see the module's documentation).
@@ -345,7 +343,15 @@ fn token_key(token: &str) -> [u8; 16] {
     key
 }
 
-/// Applies the limits, answers 429 past them, and tells the client where it stands on every answer.
+/// A request's way to its token's bucket, for [`charge_token`]; what that bucket said, for the answer's headers.
+#[derive(Clone)]
+struct TokenLimit {
+    limiters: Arc<Limiters>,
+    reading: Arc<OnceLock<Reading>>,
+}
+
+/// Applies the address's limit, answers 429 past it (or past the token's, which [`charge_token`] takes), and tells
+/// the client where it stands on every answer.
 pub async fn limit(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let limiters = &state.limiters;
     let address = limiters.client_address(&request);
@@ -353,20 +359,49 @@ pub async fn limit(State(state): State<AppState>, mut request: Request, next: Ne
         request.extensions_mut().insert(ClientAddress(address.to_string()));
     }
     let mut readings = Vec::with_capacity(2);
-    let refused = limiters.take(address, bearer_token(request.headers()), &mut readings);
+    let refused = limiters.take_address(address).and_then(|(reading, refused)| {
+        readings.push(reading);
+        refused
+    });
     let mut response = match refused {
-        Some(wait) => {
-            // The refusing bucket is the last one read.
-            if let Some(reading) = readings.last() {
-                metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => reading.name).increment(1);
-            }
-            let seconds = ceil_secs(wait).max(1);
-            ApiError::too_many_requests(Msg::RateLimited(seconds), Duration::from_secs(seconds)).into_response()
+        Some(wait) => refuse(&readings[0], wait).into_response(),
+        None => {
+            let token = TokenLimit {
+                limiters: limiters.clone(),
+                reading: Arc::default(),
+            };
+            request.extensions_mut().insert(token.clone());
+            let response = next.run(request).await;
+            readings.extend(token.reading.get().copied());
+            response
         }
-        None => next.run(request).await,
     };
     describe(response.headers_mut(), &readings);
     response
+}
+
+/// Takes one request from the bucket of `token`, which has just authenticated (a token that does not authenticate
+/// gets no bucket); 429 past it. Outside [`limit`] (in a test of a handler alone) there is no limit to take.
+pub fn charge_token(extensions: &Extensions, token: &str) -> Result<(), ApiError> {
+    let Some(limit) = extensions.get::<TokenLimit>() else {
+        return Ok(());
+    };
+    let Some((reading, refused)) = limit.limiters.take_token(token) else {
+        return Ok(());
+    };
+    // A request authenticates once; should it twice, the first reading is the one its answer describes.
+    let _ = limit.reading.set(reading);
+    match refused {
+        Some(wait) => Err(refuse(&reading, wait)),
+        None => Ok(()),
+    }
+}
+
+/// The 429 of a request `reading`'s bucket refused, for `wait`.
+fn refuse(reading: &Reading, wait: Duration) -> ApiError {
+    metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => reading.name).increment(1);
+    let seconds = ceil_secs(wait).max(1);
+    ApiError::too_many_requests(Msg::RateLimited(seconds), Duration::from_secs(seconds))
 }
 
 fn describe(headers: &mut HeaderMap, readings: &[Reading]) {

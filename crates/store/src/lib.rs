@@ -220,6 +220,8 @@ pub struct Store {
     dependants: Arc<tokio::sync::OnceCell<dependants::Dependants>>,
     /// PostgreSQL's token checks under way, by token.
     token_checks: Arc<shared_checks::SharedChecks<Option<auth::AccessRow>>>,
+    /// The password checks running at once, and room for more.
+    password_checks: auth::PasswordChecks,
 }
 
 /// The society a request acts for. Obtained only by authenticating, so every tenant query is scoped.
@@ -275,6 +277,7 @@ impl Store {
     /// Connects to `url` (`sqlite://path` or `postgres://…`); does not migrate.
     pub async fn connect(url: &str, config: StoreConfig) -> Result<Self, StoreError> {
         let db = Db::connect(url, &config.pool).await?;
+        let password_checks = auth::PasswordChecks::new(&config.auth);
         Ok(Self {
             db,
             pages: Arc::new(pages::PageIndexes::new(config.pages)),
@@ -283,6 +286,7 @@ impl Store {
             instance: Arc::default(),
             dependants: Arc::default(),
             token_checks: Arc::default(),
+            password_checks,
         })
     }
 

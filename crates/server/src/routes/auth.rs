@@ -55,8 +55,9 @@ async fn login(
     ClientAddress(address): ClientAddress,
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> Result<(Extension<NeverReplay>, Json<LoginResponse>), ApiError> {
+    domain::text::check_login(&body.email, &body.password).map_err(|r| ApiError::refusal(r, "login", ""))?;
     match state.store.login(&body.email, &body.password, &address).await? {
-        Ok(grant) => Ok((Extension(NeverReplay), Json(grant.to_wire()))),
+        Ok(grant) => Ok((Extension(NeverReplay::Credentials), Json(grant.to_wire()))),
         Err(refusal) => Err(refused(refusal, Msg::BadCredentials)),
     }
 }
@@ -66,8 +67,9 @@ async fn refresh(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<RefreshRequest>,
 ) -> Result<(Extension<NeverReplay>, Json<LoginResponse>), ApiError> {
+    domain::text::check_refresh_token(&body.refresh_token).map_err(|r| ApiError::refusal(r, "login", ""))?;
     match state.store.refresh(&body.refresh_token).await? {
-        Ok(grant) => Ok((Extension(NeverReplay), Json(grant.to_wire()))),
+        Ok(grant) => Ok((Extension(NeverReplay::Credentials), Json(grant.to_wire()))),
         Err(refusal) => Err(refused(refusal, Msg::InvalidRefreshToken)),
     }
 }
@@ -77,5 +79,6 @@ fn refused(refusal: LoginRefusal, bad_credentials: Msg) -> ApiError {
         LoginRefusal::BadCredentials => ApiError::unauthorized(bad_credentials),
         LoginRefusal::NotPermitted => ApiError::forbidden(Msg::NotPermitted),
         LoginRefusal::Throttled(retry) => ApiError::too_many_requests(Msg::Throttled(retry.as_secs().max(1)), retry),
+        LoginRefusal::Busy(retry) => ApiError::unavailable_for(Msg::LoginsBusy(retry.as_secs().max(1)), retry),
     }
 }

@@ -463,6 +463,127 @@ mod throttling {
     }
 }
 
+/// Hashes slow enough that logins sent at once are checked at once, as production's are; the default throttle (10
+/// failures an account, 50 an address).
+fn overlapping_checks() -> Setup {
+    let mut setup = Setup::default();
+    setup.store.auth.password_cost = PasswordCost {
+        memory_kib: 4 * 1024,
+        iterations: 1,
+    };
+    setup
+}
+
+/// How many of `responses` were 401 and how many 429; any other status fails the test.
+fn unauthorized_and_throttled(responses: &[reqwest::Response]) -> (usize, usize) {
+    let statuses: Vec<StatusCode> = responses.iter().map(reqwest::Response::status).collect();
+    for status in &statuses {
+        assert!(
+            [StatusCode::UNAUTHORIZED, StatusCode::TOO_MANY_REQUESTS].contains(status),
+            "{statuses:?}"
+        );
+    }
+    let unauthorized = statuses.iter().filter(|s| **s == StatusCode::UNAUTHORIZED).count();
+    (unauthorized, statuses.len() - unauthorized)
+}
+
+mod concurrent_throttling {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { overlapping_checks();
+        // Failures were counted before the password check and recorded after it, so every attempt sent at once
+        // passed the count: 40 at once all got 401. Half of them go to a second server process on the database.
+        async fn the_eleventh_concurrent_failure_for_an_account_is_429_across_processes(app) {
+            let other = app.sibling().await;
+            let account = integrator("AR");
+            let attempts = (0..40).map(|turn| {
+                let server = if turn % 2 == 0 { &app } else { &other };
+                server.login(account.email, "wrong-password")
+            });
+            let responses = join_all(attempts).await;
+            assert_eq!(unauthorized_and_throttled(&responses), (10, 30), "401s and 429s of 40 at once");
+            error_envelope(app.login(account.email, account.password).await, StatusCode::TOO_MANY_REQUESTS).await;
+        }
+
+        async fn the_fifty_first_concurrent_failure_from_an_address_is_429(app) {
+            let attempts: Vec<String> = (0..60).map(|n| format!("probe{n}@example.com")).collect();
+            let responses = join_all(attempts.iter().map(|email| app.login(email, "guess-guess"))).await;
+            assert_eq!(unauthorized_and_throttled(&responses), (50, 10), "401s and 429s of 60 at once");
+        }
+    }
+}
+
+/// One password check at a time, at a cost that keeps it running while the others arrive, and `wait` for it; the
+/// throttle out of the way. Unknown emails only, so no seeded accounts.
+fn one_check_at_a_time(wait: Duration) -> Setup {
+    let mut setup = Setup {
+        seed: false,
+        ..Setup::default()
+    };
+    setup.store.auth.password_cost = PasswordCost {
+        memory_kib: 16 * 1024,
+        iterations: 2,
+    };
+    setup.store.auth.password_checks = 1;
+    setup.store.auth.password_check_wait = wait;
+    setup.store.auth.max_failures_per_address = 1_000;
+    setup
+}
+
+/// `count` logins for unknown emails, sent at once, in English.
+async fn unknown_logins_at_once(app: &TestApp, count: usize) -> Vec<reqwest::Response> {
+    let sends = (0..count).map(|n| {
+        app.request(Method::POST, "/api/v2/login")
+            .header("accept-language", "en")
+            .json(&json!({ "email": format!("nobody{n}@example.com"), "password": "not-a-password" }))
+            .send()
+    });
+    join_all(sends)
+        .await
+        .into_iter()
+        .map(|sent| sent.expect("login request"))
+        .collect()
+}
+
+mod password_checks {
+    use super::*;
+    use crate::on_both_backends_with;
+
+    on_both_backends_with! { one_check_at_a_time(Duration::ZERO);
+        // Every login ran its Argon2id check at once: 300 took the process from 116 MB to 1.34 GB.
+        async fn a_login_past_the_bound_of_password_checks_is_503_with_retry_after(app) {
+            let (mut unauthorized, mut busy) = (0_i64, 0);
+            for response in unknown_logins_at_once(&app, 12).await {
+                if response.status() == StatusCode::UNAUTHORIZED {
+                    unauthorized += 1;
+                    continue;
+                }
+                let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+                assert_eq!(retry_after, Some(1), "Retry-After in seconds");
+                let (code, message) = error_envelope(response, StatusCode::SERVICE_UNAVAILABLE).await;
+                assert_eq!((code, message.as_str()), (503, "Too many logins are being checked at once. Try again in 1 seconds."));
+                busy += 1;
+            }
+            assert!(unauthorized >= 1 && busy >= 1, "{unauthorized} answered 401 and {busy} 503 of 12");
+            // A refusal for want of a check is not counted as a failure: only the 401s left their rows.
+            let failures = app.integers("SELECT COUNT(*) FROM login_failures WHERE failed_at > $1", 0).await;
+            assert_eq!(failures, vec![2 * unauthorized], "one row per subject of each 401");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_login_waits_for_a_password_check_to_come_free() {
+    let app = TestApp::spawn_with(Backend::Sqlite, one_check_at_a_time(Duration::from_secs(60))).await;
+    let statuses: Vec<StatusCode> = unknown_logins_at_once(&app, 6)
+        .await
+        .iter()
+        .map(reqwest::Response::status)
+        .collect();
+    assert_eq!(statuses, vec![StatusCode::UNAUTHORIZED; 6], "each waited its turn");
+}
+
 #[tokio::test]
 async fn postgres_and_sqlite_issue_tokens_of_the_same_shape() {
     let sqlite = TestApp::spawn(Backend::Sqlite).await;

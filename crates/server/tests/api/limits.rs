@@ -205,6 +205,105 @@ async fn by_default_successful_answers_say_where_the_client_stands() {
     );
 }
 
+/// The rows of the shared buckets of `limit` on `app`'s database.
+async fn shared_buckets(app: &TestApp, limit: &str) -> i64 {
+    let sql = format!("SELECT COUNT(*) FROM rate_limit_buckets WHERE limit_name = '{limit}' AND tat_us >= $1");
+    app.integers(&sql, 0).await.first().copied().unwrap_or_default()
+}
+
+/// Long enough for every request sent before it to be shared.
+async fn after_a_share() {
+    tokio::time::sleep(server::ratelimit::SHARE_EVERY * 3).await;
+}
+
+/// Every request with a random bearer token used to become a bucket, and a row of `rate_limit_buckets` at the next
+/// share: an anonymous client could grow the database without bound. A bucket of a minute's refill, so that none is
+/// spent before it is counted.
+async fn only_tokens_that_authenticate_get_a_bucket(backend: Backend) {
+    let minute = Some(Rate {
+        burst: 1_000,
+        replenish: Duration::from_secs(60),
+    });
+    let app = TestApp::spawn_with(backend, limits(minute, minute, &[])).await;
+    let forged: Vec<String> = (0..300).map(|n| format!("1.{n:0>43}")).collect();
+    let answers =
+        client::futures_util::future::join_all(forged.iter().map(|token| app.get(ESTABLISHMENTS, token))).await;
+    for answer in &answers {
+        assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            header(answer, "ratelimit-policy"),
+            r#""address";q=1000;w=60000"#,
+            "an invalid token counts against its address only"
+        );
+    }
+    let token = app.token(integrator("AR")).await;
+    let response = app.get(ESTABLISHMENTS, &token).await;
+    assert_eq!(
+        header(&response, "ratelimit-policy"),
+        r#""address";q=1000;w=60000, "token";q=1000;w=60000"#
+    );
+    after_a_share().await;
+    assert_eq!(
+        shared_buckets(&app, "token").await,
+        1,
+        "one bucket: the token that authenticated"
+    );
+    assert_eq!(shared_buckets(&app, "address").await, 1);
+}
+
+#[tokio::test]
+async fn on_sqlite_only_tokens_that_authenticate_get_a_bucket() {
+    only_tokens_that_authenticate_get_a_bucket(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn on_postgres_only_tokens_that_authenticate_get_a_bucket() {
+    only_tokens_that_authenticate_get_a_bucket(Backend::Postgres).await;
+}
+
+/// Clients from many addresses (here named by a trusted proxy) each leave a bucket; once full again, they go at the
+/// next share rather than waiting for housekeeping's rounds, so the table holds only the last moments' clients.
+async fn spent_buckets_leave_the_table_at_the_next_share(backend: Backend) {
+    let brief = Some(Rate {
+        burst: 5,
+        replenish: Duration::from_millis(20),
+    });
+    let app = TestApp::spawn_with(backend, limits(None, brief, &["127.0.0.0/8"])).await;
+    let from = |client: String| {
+        let app = &app;
+        async move {
+            let response = app
+                .client
+                .get(format!("{}/health", app.base))
+                .header("x-forwarded-for", client)
+                .send()
+                .await
+                .expect("send");
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+    };
+    let clients = (0..300).map(|n| from(format!("203.0.{}.{}", n / 250, n % 250 + 1)));
+    client::futures_util::future::join_all(clients).await;
+    after_a_share().await;
+    from("198.51.100.1".to_owned()).await;
+    after_a_share().await;
+    assert_eq!(
+        shared_buckets(&app, "address").await,
+        1,
+        "the last client's bucket, and none of the 300 spent before it came"
+    );
+}
+
+#[tokio::test]
+async fn on_sqlite_spent_buckets_leave_the_table_at_the_next_share() {
+    spent_buckets_leave_the_table_at_the_next_share(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn on_postgres_spent_buckets_leave_the_table_at_the_next_share() {
+    spent_buckets_leave_the_table_at_the_next_share(Backend::Postgres).await;
+}
+
 fn impatient() -> Setup {
     let mut setup = Setup::default();
     setup.server.header_read_timeout = Duration::from_millis(300);
