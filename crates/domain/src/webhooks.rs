@@ -1,22 +1,22 @@
-//! Webhook endpoints and their deliveries: the rules of an endpoint's URL (the server-side request forgery rules),
-//! which addresses a delivery may never reach, the retry schedule, when a failing endpoint is given up, and the
-//! format of signing secrets.
+//! Webhook endpoints and their deliveries: the rules of an endpoint's URL (the server-side request forgery rules,
+//! with the addresses a delivery may never reach in [`addresses`]), how many endpoints a society may have, how often
+//! one endpoint may be sent to, the retry schedule, when a failing endpoint is given up, and the format of signing
+//! secrets.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+mod addresses;
+
+use std::net::IpAddr;
 use std::time::Duration;
 
 use base64::Engine;
-use ipnet::{Ipv4Net, Ipv6Net};
 use rand::RngCore;
 use url::{Host, Url};
 
 use crate::events::EventTypes;
 use crate::refusal::{verdict, Refusal, Rule, Violation};
 
-/// Longest description an endpoint may have, in characters.
-pub const MAX_DESCRIPTION: usize = 200;
-/// Longest URL an endpoint may have, in bytes.
-pub const MAX_URL: usize = 2048;
+/// Longest description an endpoint may have, and longest URL, in characters (kept with every other text's bound).
+pub use crate::text::{MAX_DESCRIPTION, MAX_URL};
 /// How long a rotated-out secret still signs deliveries, beside the new one, so receivers can switch without loss.
 pub const SECRET_OVERLAP: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long an endpoint may fail (no delivery to it succeeding) before it is disabled, and how long one delivery is
@@ -30,6 +30,15 @@ pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(60 * 60);
 pub const MIN_RETRY_DELAY: Duration = Duration::from_secs(1);
 /// The prefix of a signing secret, as the Standard Webhooks specification writes it.
 pub const SECRET_PREFIX: &str = "whsec_";
+/// The most endpoints a society may have (deleted ones aside, disabled ones counted): every event is delivered once
+/// to each, so this bounds how many requests one change can become.
+pub const MAX_ENDPOINTS: usize = 10;
+/// The most delivery attempts a server process makes to one endpoint in a second, retries included: attempts are
+/// spaced by at least a `1 / MAX_ATTEMPTS_PER_SECOND` of a second, so a burst of events reaches a receiver as a
+/// steady stream instead of all at once.
+pub const MAX_ATTEMPTS_PER_SECOND: u32 = 25;
+
+pub use addresses::{refused_address, RefusedAddress};
 
 /// Which URLs this server delivers to: an operator's settings (`serve` refuses both; `demo` allows both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,94 +64,6 @@ impl UrlPolicy {
             refused_address(address)
         }
     }
-}
-
-/// Why an address is not one a delivery may reach: every kind of address inside a network or a host, where a
-/// request would reach what the public cannot (OWASP API7, server-side request forgery).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RefusedAddress {
-    /// This host: 127.0.0.0/8, ::1, `localhost`.
-    Loopback,
-    /// A private network: RFC 1918 (10/8, 172.16/12, 192.168/16), IPv6 unique local (fc00::/7) and site-local.
-    Private,
-    /// Link-local: 169.254.0.0/16 (where cloud metadata services answer, 169.254.169.254) and fe80::/10.
-    LinkLocal,
-    /// The carrier-grade NAT range shared by a provider's customers, 100.64.0.0/10.
-    SharedAddressSpace,
-    /// No address: 0.0.0.0/8 and ::.
-    Unspecified,
-    /// Multicast: 224.0.0.0/4 and ff00::/8.
-    Multicast,
-    /// The broadcast address 255.255.255.255, and the reserved 240.0.0.0/4 around it.
-    Broadcast,
-}
-
-/// Why `address` may not be delivered to, if it may not. An IPv4 address written as IPv6 (`::ffff:10.0.0.1`, or
-/// NAT64's `64:ff9b::/96`) is judged as the IPv4 address it reaches.
-pub fn refused_address(address: IpAddr) -> Option<RefusedAddress> {
-    match address {
-        IpAddr::V4(v4) => refused_v4(v4),
-        IpAddr::V6(v6) => match embedded_v4(v6) {
-            Some(v4) => refused_v4(v4),
-            None => refused_v6(v6),
-        },
-    }
-}
-
-fn refused_v4(address: Ipv4Addr) -> Option<RefusedAddress> {
-    let shared = Ipv4Net::new(Ipv4Addr::new(100, 64, 0, 0), 10).is_ok_and(|net| net.contains(&address));
-    let this_network = address.octets()[0] == 0;
-    let reserved = address.octets()[0] >= 240;
-    if address.is_loopback() {
-        Some(RefusedAddress::Loopback)
-    } else if address.is_private() {
-        Some(RefusedAddress::Private)
-    } else if address.is_link_local() {
-        Some(RefusedAddress::LinkLocal)
-    } else if shared {
-        Some(RefusedAddress::SharedAddressSpace)
-    } else if address.is_unspecified() || this_network {
-        Some(RefusedAddress::Unspecified)
-    } else if address.is_multicast() {
-        Some(RefusedAddress::Multicast)
-    } else if address.is_broadcast() || reserved {
-        Some(RefusedAddress::Broadcast)
-    } else {
-        None
-    }
-}
-
-fn refused_v6(address: Ipv6Addr) -> Option<RefusedAddress> {
-    let within = |prefix: &str| prefix.parse::<Ipv6Net>().is_ok_and(|net| net.contains(&address));
-    if address.is_loopback() {
-        Some(RefusedAddress::Loopback)
-    } else if address.is_unspecified() {
-        Some(RefusedAddress::Unspecified)
-    } else if address.is_multicast() {
-        Some(RefusedAddress::Multicast)
-    } else if within("fc00::/7") || within("fec0::/10") {
-        Some(RefusedAddress::Private)
-    } else if within("fe80::/10") {
-        Some(RefusedAddress::LinkLocal)
-    } else {
-        None
-    }
-}
-
-/// The IPv4 address an IPv6 address reaches, when it embeds one: IPv4-mapped (`::ffff:a.b.c.d`) or NAT64
-/// (`64:ff9b::a.b.c.d`).
-fn embedded_v4(address: Ipv6Addr) -> Option<Ipv4Addr> {
-    if let Some(v4) = address.to_ipv4_mapped() {
-        return Some(v4);
-    }
-    let segments = address.segments();
-    let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
-    nat64.then(|| {
-        let [.., high, low] = segments;
-        let [a, b] = high.to_be_bytes();
-        let [c, d] = low.to_be_bytes();
-        Ipv4Addr::new(a, b, c, d)
-    })
 }
 
 /// A webhook endpoint as a create asks for it.
@@ -250,6 +171,19 @@ pub fn gives_up(failing_since: i64, now: i64) -> bool {
     now.saturating_sub(failing_since) >= window
 }
 
+/// When the next attempt to an endpoint may be made (epoch ms), given the time kept for its last one (`None` when
+/// there was none) and `now`: no earlier than `interval` after the last, and never in the past. Each attempt takes
+/// the slot this answers, so attempts to one endpoint are at least `interval` apart however many are due.
+pub fn next_slot(last: Option<i64>, now: i64, interval: Duration) -> i64 {
+    let interval = i64::try_from(interval.as_millis()).unwrap_or(i64::MAX);
+    last.map_or(now, |last| last.saturating_add(interval).max(now))
+}
+
+/// The spacing of attempts to one endpoint at `per_second` attempts a second (at least one).
+pub fn attempt_interval(per_second: u32) -> Duration {
+    Duration::from_secs(1) / per_second.max(1)
+}
+
 /// Whether an HTTP status answers a delivery as received.
 pub fn delivered(status: u16) -> bool {
     (200..300).contains(&status)
@@ -306,7 +240,8 @@ mod tests {
     fn serve_takes_only_https_to_public_hosts() {
         let serve = UrlPolicy::default();
         assert!(command("https://erp.example.com/hooks").check(serve).is_ok());
-        assert!(command("https://203.0.113.9:8443/hooks").check(serve).is_ok());
+        assert!(command("https://1.1.1.1:8443/hooks").check(serve).is_ok());
+        assert!(command("https://[2606:4700:4700::1111]/hooks").check(serve).is_ok());
         assert_eq!(
             rules(command("http://erp.example.com/hooks").check(serve)),
             [Rule::SchemeNotAllowed("https")]
@@ -326,12 +261,25 @@ mod tests {
             ("https://100.64.0.1/", RefusedAddress::SharedAddressSpace),
             ("https://0.0.0.0/", RefusedAddress::Unspecified),
             ("https://[::1]/", RefusedAddress::Loopback),
-            ("https://[::ffff:127.0.0.1]/", RefusedAddress::Loopback),
-            ("https://[::ffff:169.254.169.254]/", RefusedAddress::LinkLocal),
+            ("https://[::ffff:127.0.0.1]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[::ffff:169.254.169.254]/", RefusedAddress::EmbeddedIpv4),
             ("https://[fd00::1]/", RefusedAddress::Private),
             ("https://[fe80::1]/", RefusedAddress::LinkLocal),
             ("https://224.0.0.1/", RefusedAddress::Multicast),
             ("https://255.255.255.255/", RefusedAddress::Broadcast),
+            // What the attack on issue 50 registered in `serve`.
+            ("https://[::127.0.0.1]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[::a9fe:a9fe]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[::ffff:0:127.0.0.1]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[2002:7f00:1::1]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[64:ff9b:1::7f00:1]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[2001::]/", RefusedAddress::EmbeddedIpv4),
+            ("https://[100::1]/", RefusedAddress::SpecialPurpose),
+            ("https://198.18.0.1/", RefusedAddress::Benchmarking),
+            ("https://192.0.0.1/", RefusedAddress::SpecialPurpose),
+            ("https://192.0.2.1/", RefusedAddress::Documentation),
+            ("https://198.51.100.1/", RefusedAddress::Documentation),
+            ("https://203.0.113.1/", RefusedAddress::Documentation),
         ] {
             let refused = rules(command(url).check(serve));
             assert!(
@@ -349,14 +297,43 @@ mod tests {
     }
 
     #[test]
-    fn an_embedded_ipv4_address_is_judged_as_itself() {
+    fn a_refusal_names_the_host_as_written() {
+        for (url, host) in [
+            ("https://[::ffff:a00:1]/", "::ffff:10.0.0.1"),
+            ("https://10.0.0.1/", "10.0.0.1"),
+            ("https://sub.LOCALHOST./", "sub.localhost"),
+        ] {
+            let refused = rules(command(url).check(UrlPolicy::default()));
+            assert!(
+                matches!(refused.as_slice(), [Rule::AddressRefused { address, .. }] if address == host),
+                "{url}: {refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn attempts_to_one_endpoint_take_slots_an_interval_apart() {
+        let interval = attempt_interval(MAX_ATTEMPTS_PER_SECOND);
+        assert_eq!(interval, Duration::from_millis(40));
+        assert_eq!(attempt_interval(0), Duration::from_secs(1));
+        assert_eq!(next_slot(None, 1_000, interval), 1_000);
+        assert_eq!(next_slot(Some(1_000), 1_000, interval), 1_040);
+        assert_eq!(next_slot(Some(1_040), 1_010, interval), 1_080);
         assert_eq!(
-            refused_address("64:ff9b::a00:1".parse().expect("an address")),
-            Some(RefusedAddress::Private)
+            next_slot(Some(1_000), 5_000, interval),
+            5_000,
+            "an idle endpoint saves up no burst"
         );
-        assert_eq!(refused_address("64:ff9b::cb00:7109".parse().expect("an address")), None);
-        assert_eq!(refused_address("2001:db8::1".parse().expect("an address")), None);
-        assert_eq!(refused_address("8.8.8.8".parse().expect("an address")), None);
+        let mut last = None;
+        let slots: Vec<i64> = (0..50)
+            .map(|_| {
+                let slot = next_slot(last, 0, interval);
+                last = Some(slot);
+                slot
+            })
+            .collect();
+        let in_the_first_second = slots.iter().filter(|slot| **slot < 1_000).count();
+        assert_eq!(u32::try_from(in_the_first_second), Ok(MAX_ATTEMPTS_PER_SECOND));
     }
 
     #[test]

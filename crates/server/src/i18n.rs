@@ -99,6 +99,8 @@ pub enum Msg {
     },
     /// A job body's `campaigns` list is empty or longer than a job may be.
     JobRows { count: usize, max: usize },
+    /// The society already has the most webhook endpoints it may have (this many).
+    TooManyWebhookEndpoints(usize),
 }
 
 impl Msg {
@@ -348,6 +350,15 @@ impl Msg {
             (Msg::InvalidApiKey(h), Pt) => format!("O cabeçalho {h} não é uma chave de API válida da sua sociedade."),
             (Msg::InvalidApiKey(h), En) => format!("The {h} header is not a valid API key of your society."),
             (Msg::Refused { resource, id, refusal }, lang) => refusal::refusal_text(resource, id, refusal, lang),
+            (Msg::TooManyWebhookEndpoints(max), Es) => format!(
+                "La sociedad ya tiene {max} endpoints de webhook, el máximo; elimine uno antes de registrar otro."
+            ),
+            (Msg::TooManyWebhookEndpoints(max), Pt) => format!(
+                "A sociedade já tem {max} endpoints de webhook, o máximo; exclua um antes de registrar outro."
+            ),
+            (Msg::TooManyWebhookEndpoints(max), En) => format!(
+                "The society already has {max} webhook endpoints, the most it may have; delete one before registering another."
+            ),
             (Msg::JobRows { count, max }, Es) => {
                 format!("La lista campaigns debe tener entre 1 y {max} filas; se recibieron {count}.")
             }

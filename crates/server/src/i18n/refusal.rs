@@ -369,36 +369,73 @@ fn violation_text(violation: &Violation, lang: Lang) -> String {
     }
 }
 
-/// A webhook URL whose host is, or resolves to, an address inside a network (server-side request forgery).
-fn address_refused_text(path: &str, address: &str, kind: RefusedAddress, lang: Lang) -> String {
+/// A webhook URL whose host is, or resolves to, an address deliveries may not reach (server-side request forgery).
+/// The host is named as the caller wrote it, never the addresses a name resolved to: those are the server's network's
+/// to keep.
+fn address_refused_text(path: &str, host: &str, kind: RefusedAddress, lang: Lang) -> String {
     let what = match (kind, lang) {
         (RefusedAddress::Loopback, Lang::Es) => "de este mismo servidor (loopback)",
         (RefusedAddress::Loopback, Lang::Pt) => "deste mesmo servidor (loopback)",
-        (RefusedAddress::Loopback, Lang::En) => "this server itself (loopback)",
+        (RefusedAddress::Loopback, Lang::En) => "of this server itself (loopback)",
         (RefusedAddress::Private, Lang::Es) => "de una red privada",
         (RefusedAddress::Private, Lang::Pt) => "de uma rede privada",
         (RefusedAddress::Private, Lang::En) => "on a private network",
         (RefusedAddress::LinkLocal, Lang::Es) => "de enlace local (incluye el servicio de metadatos de la nube)",
         (RefusedAddress::LinkLocal, Lang::Pt) => "de enlace local (inclui o serviço de metadados da nuvem)",
-        (RefusedAddress::LinkLocal, Lang::En) => "link-local (where cloud metadata services answer)",
+        (RefusedAddress::LinkLocal, Lang::En) => "that is link-local (where cloud metadata services answer)",
         (RefusedAddress::SharedAddressSpace, Lang::Es) => "del espacio compartido de proveedores (100.64.0.0/10)",
         (RefusedAddress::SharedAddressSpace, Lang::Pt) => "do espaço compartilhado de provedores (100.64.0.0/10)",
         (RefusedAddress::SharedAddressSpace, Lang::En) => "in providers' shared address space (100.64.0.0/10)",
         (RefusedAddress::Unspecified, Lang::Es) => "no especificada",
         (RefusedAddress::Unspecified, Lang::Pt) => "não especificado",
-        (RefusedAddress::Unspecified, Lang::En) => "unspecified",
-        (RefusedAddress::Multicast, _) => "multicast",
-        (RefusedAddress::Broadcast, Lang::Es | Lang::Pt) => "broadcast o reservada",
-        (RefusedAddress::Broadcast, Lang::En) => "broadcast or reserved",
+        (RefusedAddress::Unspecified, Lang::En) => "that is unspecified",
+        (RefusedAddress::Multicast, Lang::Es | Lang::Pt) => "multicast",
+        (RefusedAddress::Multicast, Lang::En) => "that is multicast",
+        (RefusedAddress::Broadcast, Lang::Es | Lang::Pt) => "de broadcast",
+        (RefusedAddress::Broadcast, Lang::En) => "that is broadcast",
+        (RefusedAddress::Documentation, Lang::Es) => "reservada para documentación",
+        (RefusedAddress::Documentation, Lang::Pt) => "reservado para documentação",
+        (RefusedAddress::Documentation, Lang::En) => "reserved for documentation",
+        (RefusedAddress::Benchmarking, Lang::Es) => "reservada para pruebas de rendimiento",
+        (RefusedAddress::Benchmarking, Lang::Pt) => "reservado para testes de desempenho",
+        (RefusedAddress::Benchmarking, Lang::En) => "reserved for benchmarking",
+        (RefusedAddress::EmbeddedIpv4, Lang::Es) => {
+            "IPv4 escrita como IPv6 (mapeada, compatible, NAT64, 6to4 o Teredo; use la dirección del receptor)"
+        }
+        (RefusedAddress::EmbeddedIpv4, Lang::Pt) => {
+            "IPv4 escrito como IPv6 (mapeado, compatível, NAT64, 6to4 ou Teredo; use o endereço do receptor)"
+        }
+        (RefusedAddress::EmbeddedIpv4, Lang::En) => {
+            "that writes an IPv4 address as IPv6 (mapped, compatible, NAT64, 6to4 or Teredo; use the receiver's own)"
+        }
+        (RefusedAddress::SpecialPurpose, Lang::Es) => "reservada por la IANA para un uso especial",
+        (RefusedAddress::SpecialPurpose, Lang::Pt) => "reservado pela IANA para um uso especial",
+        (RefusedAddress::SpecialPurpose, Lang::En) => "reserved by IANA for a special purpose",
+        (RefusedAddress::Reserved, Lang::Es) => "reservada, sin asignar",
+        (RefusedAddress::Reserved, Lang::Pt) => "reservado, não atribuído",
+        (RefusedAddress::Reserved, Lang::En) => "that is reserved and unassigned",
     };
-    match lang {
-        Lang::Es => {
-            format!("{path}: {address} es una dirección {what}; los webhooks solo se entregan a direcciones públicas")
+    // An IP literal is the address; a name is said to resolve to one, without saying which.
+    let literal = host.parse::<std::net::IpAddr>().is_ok();
+    match (lang, literal) {
+        (Lang::Es, true) => {
+            format!("{path}: {host} es una dirección {what}; los webhooks solo se entregan a direcciones públicas")
         }
-        Lang::Pt => {
-            format!("{path}: {address} é um endereço {what}; os webhooks só são entregues a endereços públicos")
+        (Lang::Es, false) => format!(
+            "{path}: {host} resuelve a una dirección {what}; los webhooks solo se entregan a direcciones públicas"
+        ),
+        (Lang::Pt, true) => {
+            format!("{path}: {host} é um endereço {what}; os webhooks só são entregues a endereços públicos")
         }
-        Lang::En => format!("{path}: {address} is an address {what}; webhooks are delivered to public addresses only"),
+        (Lang::Pt, false) => {
+            format!("{path}: {host} resolve para um endereço {what}; os webhooks só são entregues a endereços públicos")
+        }
+        (Lang::En, true) => {
+            format!("{path}: {host} is an address {what}; webhooks are delivered to public addresses only")
+        }
+        (Lang::En, false) => {
+            format!("{path}: {host} resolves to an address {what}; webhooks are delivered to public addresses only")
+        }
     }
 }
 

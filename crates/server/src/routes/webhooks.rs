@@ -1,5 +1,7 @@
 //! Webhook endpoints (v3): register, list, read, delete, rotate the signing secret, and read and retry deliveries.
-//! The secret is in the answers of the create and of a rotation only.
+//! The secret is in the answers of the create and of a rotation only, and those answers are never kept for an
+//! `Idempotency-Key`'s replay ([`NeverReplay::Secret`]): a stored answer would hold the secret in the database, and
+//! hand it to any token of the society that sent the key again. Their retries are told the write happened instead.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -7,8 +9,8 @@ use std::time::Duration;
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode};
 use axum::response::IntoResponse;
-use axum::Json;
-use domain::webhooks::{EndpointCommand, RefusedAddress, UrlPolicy};
+use axum::{Extension, Json};
+use domain::webhooks::{EndpointCommand, RefusedAddress, UrlPolicy, MAX_ENDPOINTS};
 use domain::{Generation, PageWindow, Refusal, Rule, Violation};
 use serde_json::json;
 use store::webhooks::{NewEndpoint, WebhookEndpoints};
@@ -20,6 +22,8 @@ use super::resources::created;
 use super::table::{list_parameters, ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
+use crate::i18n::Msg;
+use crate::idempotency::NeverReplay;
 use crate::openapi::{id_parameter, Security};
 use crate::AppState;
 
@@ -126,13 +130,18 @@ async fn create(
         types: &command.types,
         description,
     };
-    let record = state.store.create_webhook_endpoint(&caller.scope, &endpoint).await?;
+    let record = state
+        .store
+        .create_webhook_endpoint(&caller.scope, &endpoint)
+        .await?
+        .map_err(|_| ApiError::new(StatusCode::CONFLICT, Msg::TooManyWebhookEndpoints(MAX_ENDPOINTS)))?;
     let id = record.endpoint.id;
-    Ok(created(ENDPOINTS, id, record))
+    Ok((Extension(NeverReplay::Secret), created(ENDPOINTS, id, record)))
 }
 
-/// A refused address the URL's host name resolves to, named `host (address)`, if there is one. A name that does not
-/// resolve now is accepted: it is checked again at every delivery.
+/// The kind of refused address the URL's host name resolves to, with the name (never the address: the server's DNS
+/// answers are not the caller's to map), if there is one. A name that does not resolve now is accepted: it is
+/// checked again at every delivery.
 async fn refused_resolution(url: &Url, policy: UrlPolicy) -> Option<(String, RefusedAddress)> {
     let Some(Host::Domain(name)) = url.host() else {
         return None;
@@ -143,11 +152,10 @@ async fn refused_resolution(url: &Url, policy: UrlPolicy) -> Option<(String, Ref
         Ok(Ok(addresses)) => addresses.map(|address| address.ip()).collect(),
         Ok(Err(_)) | Err(_) => return None,
     };
-    addresses.into_iter().find_map(|address| {
-        policy
-            .refuses(address)
-            .map(|kind| (format!("{name} ({address})"), kind))
-    })
+    addresses
+        .into_iter()
+        .find_map(|address| policy.refuses(address))
+        .map(|kind| (name.to_owned(), kind))
 }
 
 /// `POST …/webhook_endpoints/{id}/rotate_secret`: the endpoint with its new secret.
@@ -155,10 +163,11 @@ async fn rotate_secret(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<WebhookEndpointWithSecret>, ApiError> {
+) -> Result<(Extension<NeverReplay>, Json<WebhookEndpointWithSecret>), ApiError> {
     let numeric = parse_id(&id, NAME)?;
     let rotated = state.store.rotate_webhook_secret(&caller.scope, numeric).await?;
-    rotated.map(Json).ok_or_else(|| ApiError::not_found(NAME, id))
+    let rotated = rotated.ok_or_else(|| ApiError::not_found(NAME, id))?;
+    Ok((Extension(NeverReplay::Secret), Json(rotated)))
 }
 
 /// `GET …/webhook_endpoints/{id}/deliveries`: one page of the endpoint's deliveries.

@@ -3,15 +3,18 @@
 //! coordination beyond the database: the fan-out moves each endpoint's cursor compare-and-set, and a delivery is held
 //! under a lease (see `store::webhooks::deliveries`).
 //!
+//! Each endpoint is sent at most [`WebhooksConfig::per_endpoint_rate`] attempts a second by a process ([`pace`]).
+//!
 //! The worker reads time through [`Clock`], which follows tokio's clock: on a paused clock a test drives the worker
 //! through days of back-off without waiting.
 
+pub mod pace;
 pub mod send;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::webhooks::UrlPolicy;
+use domain::webhooks::{UrlPolicy, MAX_ATTEMPTS_PER_SECOND};
 use futures_util::stream::{self, StreamExt};
 use store::webhooks::deliveries::{Attempt, ClaimedDelivery, Recorded};
 use store::{now_millis, Store};
@@ -39,6 +42,8 @@ pub struct WebhooksConfig {
     pub batch: u32,
     /// Events read from the feed per endpoint and fan-out.
     pub fan_out_page: u32,
+    /// The most attempts a second to one endpoint, retries included.
+    pub per_endpoint_rate: u32,
 }
 
 impl Default for WebhooksConfig {
@@ -51,6 +56,7 @@ impl Default for WebhooksConfig {
             timeout: Duration::from_secs(10),
             batch: 128,
             fan_out_page: 1000,
+            per_endpoint_rate: MAX_ATTEMPTS_PER_SECOND,
         }
     }
 }
@@ -87,6 +93,7 @@ pub struct Deliverer {
     client: reqwest::Client,
     clock: Clock,
     name: String,
+    pacer: Arc<Mutex<pace::Pacer>>,
 }
 
 impl Deliverer {
@@ -95,15 +102,17 @@ impl Deliverer {
         let client = send::client(config.policy, config.timeout)?;
         Ok(Self {
             store,
-            config,
             client,
             clock: Clock::start(),
             name: format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()),
+            pacer: Arc::new(Mutex::new(pace::Pacer::new(config.per_endpoint_rate))),
+            config,
         })
     }
 
-    /// One round, for tests that drive the worker: fans new events out, then sends every delivery due, `batch` at a
-    /// time concurrently, and records them; answers how many attempts it made.
+    /// One round, for tests that drive the worker: fans new events out, then sends every delivery due whose
+    /// endpoint's slot has come, `batch` at a time concurrently, and records them (handing the others back); answers
+    /// how many attempts it made.
     pub async fn round(&self) -> Result<usize, store::StoreError> {
         self.fan_out().await?;
         let claimed = self.claim(self.config.batch).await?;
@@ -127,10 +136,25 @@ impl Deliverer {
             .await
     }
 
+    /// Claims up to `limit` due deliveries; answers those whose endpoint's slot has come, and hands the others back,
+    /// due at their slots.
     async fn claim(&self, limit: u32) -> Result<Vec<ClaimedDelivery>, store::StoreError> {
-        self.store
-            .claim_webhook_deliveries(&self.name, self.config.lease, limit, self.clock.now())
-            .await
+        let now = self.clock.now();
+        let claimed = self
+            .store
+            .claim_webhook_deliveries(&self.name, self.config.lease, limit, now)
+            .await?;
+        let paced = match self.pacer.lock() {
+            Ok(mut pacer) => pacer.split(claimed, now),
+            // A panic elsewhere while pacing left nothing half-changed that matters: slots are only advice.
+            Err(poisoned) => poisoned.into_inner().split(claimed, now),
+        };
+        let later: Vec<(&ClaimedDelivery, i64)> = paced.later.iter().map(|(delivery, due)| (delivery, *due)).collect();
+        if let Err(error) = self.store.defer_webhook_deliveries(&self.name, &later, now).await {
+            // Their leases run out, and they are claimed again.
+            tracing::warn!(%error, count = later.len(), "could not hand back paced webhook deliveries");
+        }
+        Ok(paced.now)
     }
 
     /// Records attempts in one transaction; a failure leaves their leases to run out, and they are sent again.

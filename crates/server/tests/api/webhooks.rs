@@ -1,6 +1,9 @@
 //! Webhook endpoints and signed deliveries: real deliveries to a receiver in the test, verified with the Standard
 //! Webhooks libraries (PyPI and crates.io), the URL rules against server-side request forgery, secret rotation,
-//! retries with back-off on tokio's paused clock, and disabling after the give-up window.
+//! retries with back-off on tokio's paused clock, disabling after the give-up window, the most endpoints a society
+//! may have, the pace of attempts to one endpoint, and secrets kept out of idempotency records.
+//!
+//! Names are only ever `localhost` and the names of `/etc/hosts`: no test makes the server ask a DNS server.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -10,7 +13,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode as AxumStatus};
-use domain::webhooks::{UrlPolicy, GIVE_UP_AFTER, MIN_RETRY_DELAY};
+use domain::webhooks::{UrlPolicy, GIVE_UP_AFTER, MAX_ENDPOINTS, MIN_RETRY_DELAY};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use server::webhooks::{Deliverer, WebhooksConfig};
@@ -133,6 +136,17 @@ async fn register_for(app: &TestApp, token: &str, url: &str, types: &[&str]) -> 
 }
 
 /// Creates an applicator through the API, whose event the endpoints for applicators receive; answers its id.
+/// Registers `url` with English messages, for a test that reads a refusal's words.
+async fn register_in_english(app: &TestApp, token: &str, url: &str) -> reqwest::Response {
+    app.request(reqwest::Method::POST, ENDPOINTS)
+        .bearer_auth(token)
+        .header("accept-language", "en")
+        .json(&json!({ "url": url }))
+        .send()
+        .await
+        .expect("POST")
+}
+
 async fn change(app: &TestApp, token: &str, name: &str) -> i64 {
     let response = app
         .post("/api/v2/third_party/applicators", token, &json!({ "name": name }))
@@ -186,6 +200,32 @@ async fn feed_with(app: &TestApp, token: &str, types: &str, field: &str, value: 
         feed = app.get_ok(&path, token).await;
     }
     feed
+}
+
+/// A name `/etc/hosts` gives this host, other than `localhost` (`vm`, `ip6-localhost`): one the server resolves
+/// without asking a DNS server, and that is not refused for its spelling. `localhost` when there is none.
+fn loopback_name_in_etc_hosts() -> String {
+    let hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
+    hosts
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split('#').next().unwrap_or_default().split_whitespace();
+            let address: std::net::IpAddr = fields.next()?.parse().ok()?;
+            let mut names = fields.filter(|name| *name != "localhost" && !name.ends_with(".localhost"));
+            address.is_loopback().then(|| names.next()).flatten().map(str::to_owned)
+        })
+        .next()
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// The attempts made to endpoint `endpoint` of `society`, by when (epoch ms), in order.
+async fn attempt_times(app: &TestApp, society: i64, endpoint: i64) -> Vec<i64> {
+    let sql = format!(
+        "SELECT a.attempted_at FROM webhook_attempts a JOIN webhook_deliveries d \
+         ON d.society_id = a.society_id AND d.id = a.delivery_id \
+         WHERE a.society_id = $1 AND d.endpoint_id = {endpoint} ORDER BY a.attempted_at"
+    );
+    app.integers(&sql, society).await
 }
 
 async fn society_of(app: &TestApp, country: &str) -> i64 {
@@ -294,6 +334,75 @@ mod in_demo {
                 register(&app, &token, url).await;
             }
         }
+
+        async fn a_society_has_at_most_ten_endpoints_even_when_creates_race(app) {
+            let token = app.token(integrator("AR")).await;
+            let url = "http://127.0.0.1:9/hooks";
+            for _ in 0..MAX_ENDPOINTS - 2 {
+                register(&app, &token, url).await;
+            }
+            // Five creates at once for the last two places: two are made, three refused.
+            let body = json!({ "url": url });
+            let racing = (0..5).map(|_| app.post(ENDPOINTS, &token, &body));
+            let statuses: Vec<StatusCode> = futures_util::future::join_all(racing).await.iter().map(|r| r.status()).collect();
+            assert_eq!(statuses.iter().filter(|s| **s == StatusCode::CREATED).count(), 2, "{statuses:?}");
+            assert_eq!(statuses.iter().filter(|s| **s == StatusCode::CONFLICT).count(), 3, "{statuses:?}");
+            let listed = app.all_items(ENDPOINTS, &token).await;
+            assert_eq!(listed.len(), MAX_ENDPOINTS);
+
+            let english = register_in_english(&app, &token, url).await;
+            let (_, message) = error_envelope(english, StatusCode::CONFLICT).await;
+            assert!(message.contains(&format!("already has {MAX_ENDPOINTS} webhook endpoints")), "{message}");
+            // Another society is not counted with this one, and a deleted endpoint frees its place.
+            register(&app, &app.token(integrator("BR")).await, url).await;
+            let first = listed[0]["id"].as_i64().expect("an id");
+            assert_eq!(app.delete(&format!("{ENDPOINTS}/{first}"), &token).await.status(), StatusCode::OK);
+            register(&app, &token, url).await;
+        }
+
+        async fn answers_that_carry_a_secret_are_never_kept_for_an_idempotent_replay(app) {
+            let token = app.token(integrator("AR")).await;
+            let society = society_of(&app, "AR").await;
+            let send = |path: String, key: &'static str| {
+                app.request(reqwest::Method::POST, &path)
+                    .bearer_auth(&token)
+                    .header("idempotency-key", key)
+                    .json(&json!({ "url": "http://127.0.0.1:9/hooks" }))
+                    .send()
+            };
+            // The first create answers its secret; its retry is told the create happened, and creates nothing.
+            let response = send(ENDPOINTS.to_owned(), "create-once").await.expect("POST");
+            assert_eq!(response.status(), StatusCode::CREATED);
+            let body: Value = response.json().await.expect("JSON");
+            let mut secrets = vec![body["secret"].as_str().expect("a secret").to_owned()];
+            let id = body["id"].as_i64().expect("an id");
+            let retry = send(ENDPOINTS.to_owned(), "create-once").await.expect("POST");
+            assert!(retry.headers().get("retry-after").is_none(), "retrying cannot help");
+            let (_, message) = error_envelope(retry, StatusCode::CONFLICT).await;
+            assert!(message.contains("Idempotency-Key"), "{message}");
+            let endpoints = app
+                .integers("SELECT COUNT(*) FROM webhook_endpoints WHERE society_id = $1 AND deleted_at IS NULL", society)
+                .await;
+            assert_eq!(endpoints, [1], "the retried create made no second endpoint");
+            // A rotation is the same: one rotation, and its retry rotates nothing.
+            let response = send(format!("{ENDPOINTS}/{id}/rotate_secret"), "rotate-once").await.expect("POST");
+            assert_eq!(response.status(), StatusCode::OK);
+            let body: Value = response.json().await.expect("JSON");
+            secrets.push(body["secret"].as_str().expect("a secret").to_owned());
+            let retry = send(format!("{ENDPOINTS}/{id}/rotate_secret"), "rotate-once").await.expect("POST");
+            error_envelope(retry, StatusCode::CONFLICT).await;
+            // After one rotation the first secret is the previous one; a second rotation would have replaced it.
+            let first_is_previous = format!(
+                "SELECT COUNT(*) FROM webhook_endpoints WHERE id = $1 AND secret = '{}' AND previous_secret = '{}'",
+                secrets[1], secrets[0]
+            );
+            assert_eq!(app.integers(&first_is_previous, id).await, [1], "the retried rotation rotated nothing");
+            assert_ne!(secrets[0], secrets[1], "the rotation made a new secret");
+            let kept = app
+                .integers("SELECT COUNT(*) FROM idempotency_keys WHERE society_id = $1 AND body LIKE '%whsec_%'", society)
+                .await;
+            assert_eq!(kept, [0], "no stored answer holds a secret");
+        }
     }
 }
 
@@ -304,12 +413,7 @@ mod in_serve {
     on_both_backends! {
         async fn serve_refuses_http_and_every_internal_address_in_the_callers_language(app) {
             let token = app.token(integrator("AR")).await;
-            // A name that resolves to this host without being spelled `localhost`: the machine's own name.
-            let own_name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default().trim().to_owned();
-            let own_name_is_loopback = tokio::net::lookup_host((own_name.as_str(), 443))
-                .await
-                .is_ok_and(|mut addresses| addresses.any(|address| address.ip().is_loopback()));
-            let mut urls = vec![
+            let urls = vec![
                 "http://erp.example.com/hooks".to_owned(),
                 "https://127.0.0.1/hooks".to_owned(),
                 "https://10.0.0.8/hooks".to_owned(),
@@ -318,23 +422,15 @@ mod in_serve {
                 "https://[::ffff:127.0.0.1]/hooks".to_owned(),
                 "https://[::ffff:a00:1]/hooks".to_owned(),
                 "https://[fd12::1]/hooks".to_owned(),
+                // A name that resolves to this host without being spelled `localhost`.
+                format!("https://{}/hooks", loopback_name_in_etc_hosts()),
             ];
-            if own_name_is_loopback {
-                urls.push(format!("https://{own_name}/hooks"));
-            }
             for url in &urls {
                 let response = app.post(ENDPOINTS, &token, &json!({ "url": url })).await;
                 let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
                 assert!(message.contains("url"), "{url}: {message}");
             }
-            let english = app
-                .request(reqwest::Method::POST, ENDPOINTS)
-                .bearer_auth(&token)
-                .header("accept-language", "en")
-                .json(&json!({ "url": "https://169.254.169.254/" }))
-                .send()
-                .await
-                .expect("POST");
+            let english = register_in_english(&app, &token, "https://169.254.169.254/").await;
             let (_, message) = error_envelope(english, StatusCode::UNPROCESSABLE_ENTITY).await;
             assert!(message.contains("link-local") && message.contains("169.254.169.254"), "{message}");
             let spanish = app.post(ENDPOINTS, &token, &json!({ "url": "http://erp.example.com/" })).await;
@@ -344,6 +440,30 @@ mod in_serve {
             let (_, message) = error_envelope(types, StatusCode::UNPROCESSABLE_ENTITY).await;
             assert!(message.contains("plot.exploded"), "{message}");
             assert!(app.all_items(ENDPOINTS, &token).await.is_empty(), "nothing refused was registered");
+        }
+
+        async fn serve_refuses_the_special_purpose_addresses_and_ipv4_written_as_ipv6_of_the_attack(app) {
+            let token = app.token(integrator("AR")).await;
+            // What `serve` accepted in issue 50; the domain's unit test walks every range of the registries.
+            for host in [
+                "[::127.0.0.1]", "[::a9fe:a9fe]", "[::ffff:0:127.0.0.1]", "[2002:7f00:1::1]", "[64:ff9b:1::7f00:1]",
+                "[2001::]", "[100::1]", "198.18.0.1", "192.0.0.1", "192.0.2.1", "198.51.100.1", "203.0.113.1",
+            ] {
+                let url = format!("https://{host}/hooks");
+                let response = register_in_english(&app, &token, &url).await;
+                let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+                assert!(message.contains("webhooks are delivered to public addresses only"), "{url}: {message}");
+            }
+            assert!(app.all_items(ENDPOINTS, &token).await.is_empty(), "nothing refused was registered");
+        }
+
+        async fn a_refusal_names_the_host_and_the_rule_never_the_addresses_it_resolves_to(app) {
+            let token = app.token(integrator("AR")).await;
+            let name = loopback_name_in_etc_hosts();
+            let response = register_in_english(&app, &token, &format!("https://{name}/h")).await;
+            let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains(&name) && message.contains("loopback"), "{message}");
+            assert!(!message.contains("127.0.0.1") && !message.contains("::1"), "no resolved address: {message}");
         }
     }
 }
@@ -481,6 +601,81 @@ mod driven {
             assert_eq!(page["items"][0]["status"], "pending", "retried later: {page}");
         }
 
+        async fn a_delivery_to_a_name_that_resolves_inside_records_the_rule_never_the_address(app) {
+            let (receiver, address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            let name = loopback_name_in_etc_hosts();
+            // Registered while loopback was allowed; the worker's policy no longer allows it.
+            let url = format!("http://{name}:{}/hooks", address.port());
+            let id = register(&app, &token, &url).await["id"].as_i64().expect("an id");
+            change(&app, &token, "Por nombre").await;
+            let policy = UrlPolicy { allow_http: true, allow_private_addresses: false };
+            let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy, ..WebhooksConfig::default() })
+                .expect("a worker");
+            let mut page = Value::Null;
+            for _ in 0..HELD_BACK_ROUNDS {
+                worker.round().await.expect("a round");
+                page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
+                if !page["items"][0]["attempts"][0].is_null() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            assert!(receiver.received().is_empty(), "nothing reached the internal address");
+            let error = page["items"][0]["attempts"][0]["error"].as_str().unwrap_or_default().to_owned();
+            assert!(error.contains(&name), "{page}");
+            assert!(!error.contains("127.0.0.1") && !error.contains("::1"), "no resolved address: {error}");
+        }
+
+        async fn attempts_to_one_endpoint_are_paced_and_other_endpoints_are_not_held_behind_it(app) {
+            let (busy, busy_address) = Receiver::start(&[]).await;
+            let (other, other_address) = Receiver::start(&[]).await;
+            let token = app.token(integrator("AR")).await;
+            let society = society_of(&app, "AR").await;
+            let busy_id = register(&app, &token, &format!("http://{busy_address}/hooks")).await["id"].as_i64().expect("an id");
+            register(&app, &token, &format!("http://{other_address}/hooks")).await;
+            let changes = 8;
+            for n in 0..changes {
+                change(&app, &token, &format!("Ráfaga {n}")).await;
+            }
+            fan_out_all(&app.store, now_millis(), 2 * changes).await;
+            // Two attempts a second to each endpoint: one every 500 ms.
+            let rate = 2;
+            let worker = Deliverer::new(
+                app.store.clone(),
+                WebhooksConfig { policy: UrlPolicy::DEMO, per_endpoint_rate: rate, ..WebhooksConfig::default() },
+            )
+            .expect("a worker");
+            assert_eq!(worker.round().await.expect("a round"), 2, "one attempt to each endpoint now, the rest handed back");
+            assert_eq!(busy.wait_for(1).await.len(), 1);
+            assert_eq!(other.wait_for(1).await.len(), 1, "the second endpoint is not held behind the first one's burst");
+            let due = app
+                .integers(&format!("SELECT next_attempt_at FROM webhook_deliveries WHERE society_id = $1 \
+                                    AND endpoint_id = {busy_id} AND status = 'pending' ORDER BY next_attempt_at"), society)
+                .await;
+            assert_eq!(due.len(), changes - 1, "{due:?}");
+            assert!(due.windows(2).all(|pair| pair[1] - pair[0] >= 500), "due one slot apart: {due:?}");
+
+            // On the paused clock, 50 ms at a time.
+            let mut steps = 0;
+            while busy.received().len() < changes || other.received().len() < changes {
+                tokio::time::pause();
+                tokio::time::advance(Duration::from_millis(50)).await;
+                tokio::time::resume();
+                worker.round().await.expect("a round");
+                steps += 1;
+                assert!(steps < 400, "still not delivered after {steps} steps");
+            }
+            let times = attempt_times(&app, society, busy_id).await;
+            assert_eq!(times.len(), changes, "each delivered once");
+            let span = 500 * (i64::try_from(changes).expect("few") - 1);
+            assert!(times[changes - 1] - times[0] >= span - 250, "{times:?}");
+            let per_second = usize::try_from(rate).expect("small");
+            for window in times.windows(per_second + 1) {
+                assert!(window[per_second] - window[0] >= 750, "at most {rate} a second: {times:?}");
+            }
+        }
+
         async fn two_processes_deliver_each_event_once_between_them(app) {
             let (receiver, address) = Receiver::start(&[]).await;
             let token = app.token(integrator("AR")).await;
@@ -536,6 +731,9 @@ mod driven {
             assert_eq!(response.status(), StatusCode::ACCEPTED);
             let retried: Value = response.json().await.expect("JSON");
             assert_eq!(retried["status"], "pending", "{retried}");
+            // Due at once, but no sooner than the endpoint's pace allows after the first attempt.
+            let pace = Duration::from_secs(1) / WebhooksConfig::default().per_endpoint_rate;
+            tokio::time::sleep(pace).await;
             worker.round().await.expect("a round");
             assert_eq!(receiver.received().len(), 2, "redelivered");
         }

@@ -33,6 +33,8 @@ pub struct ClaimedDelivery {
     pub society_id: i64,
     /// The delivery.
     pub id: i64,
+    /// Its endpoint.
+    pub endpoint_id: i64,
     /// The event delivered.
     pub event_id: i64,
     /// Where it goes.
@@ -90,6 +92,7 @@ crate::row_by_position! {
 struct ClaimRow {
     society_id: i64,
     id: i64,
+    endpoint_id: i64,
     event_id: i64,
     body: String,
     attempts: i64,
@@ -319,7 +322,7 @@ impl Store {
                         endpoint
                     }
                 };
-                rows.push(ClaimRow { society_id, id, event_id, body, attempts, endpoint });
+                rows.push(ClaimRow { society_id, id, endpoint_id, event_id, body, attempts, endpoint });
             }
             tx.commit().await?;
             rows
@@ -334,6 +337,7 @@ impl Store {
                 ClaimedDelivery {
                     society_id: row.society_id,
                     id: row.id,
+                    endpoint_id: row.endpoint_id,
                     event_id: row.event_id,
                     url: endpoint.url,
                     body: row.body,
@@ -345,6 +349,40 @@ impl Store {
                 }
             })
             .collect())
+    }
+
+    /// Hands deliveries `worker` holds back unsent, each due again at its own time (epoch ms), without counting an
+    /// attempt: the worker claimed more for one endpoint than that endpoint may be sent in the time (see
+    /// [`domain::webhooks::MAX_ATTEMPTS_PER_SECOND`]). Deliveries another worker holds now are left alone.
+    #[tracing::instrument(skip(self, deliveries), fields(deliveries = deliveries.len()))]
+    pub async fn defer_webhook_deliveries(
+        &self,
+        worker: &str,
+        deliveries: &[(&ClaimedDelivery, i64)],
+        now: i64,
+    ) -> Result<(), StoreError> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        with_writer!(&self.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            for (delivery, due) in deliveries {
+                sqlx::query(
+                    "UPDATE webhook_deliveries SET status = 'pending', locked_by = NULL, locked_until = NULL, \
+                     next_attempt_at = $4, updated_at = $5 \
+                     WHERE society_id = $1 AND id = $2 AND status = 'delivering' AND locked_by = $3",
+                )
+                .bind(delivery.society_id)
+                .bind(delivery.id)
+                .bind(worker)
+                .bind(*due)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
     }
 
     /// Records an attempt of a delivery `worker` holds, and what follows from it at `now`; `jitter` (0 to 1) spreads

@@ -2,6 +2,9 @@
 //! delivery history an endpoint's owner reads. How events become deliveries and how deliveries are claimed and
 //! recorded is in [`deliveries`].
 //!
+//! A society has at most [`MAX_ENDPOINTS`] endpoints: a create counts them under a lock, so concurrent creates
+//! cannot pass the limit together.
+//!
 //! The signing secret is read from the database only to sign a delivery, or to answer the one request that made it
 //! (the create, a rotation); the endpoint's read shape has no secret. A rotation keeps the previous secret valid for
 //! [`domain::webhooks::SECRET_OVERLAP`]: deliveries in that window carry a signature by each.
@@ -9,7 +12,7 @@
 pub mod deliveries;
 
 use domain::events::{EventTypes, FeedStart};
-use domain::webhooks::{new_secret, DeliveryStatus, SECRET_OVERLAP};
+use domain::webhooks::{new_secret, DeliveryStatus, MAX_ENDPOINTS, SECRET_OVERLAP};
 use domain::PageRequest;
 use wire::webhooks::{WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret};
 
@@ -55,6 +58,10 @@ pub struct NewEndpoint<'a> {
     pub description: Option<&'a str>,
 }
 
+/// A create refused because the society already has [`MAX_ENDPOINTS`] endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooManyEndpoints;
+
 #[derive(sqlx::FromRow)]
 struct DeliveryRow {
     id: i64,
@@ -79,13 +86,14 @@ struct AttemptRow {
 
 impl Store {
     /// Registers an endpoint for the caller's society with a new secret; answers it with the secret, the only time
-    /// it is shown. Its deliveries start with the events committed after it.
+    /// it is shown, or [`TooManyEndpoints`] when the society already has [`MAX_ENDPOINTS`] (deleted ones aside). Its
+    /// deliveries start with the events committed after it.
     #[tracing::instrument(skip(self, scope, endpoint), fields(society = scope.society_id()))]
     pub async fn create_webhook_endpoint(
         &self,
         scope: &Scope,
         endpoint: &NewEndpoint<'_>,
-    ) -> Result<WebhookEndpointWithSecret, StoreError> {
+    ) -> Result<Result<WebhookEndpointWithSecret, TooManyEndpoints>, StoreError> {
         // The feed's head before the endpoint exists (a page of no events ends there): every event committed after
         // the create is delivered.
         let head = self
@@ -95,30 +103,55 @@ impl Store {
             .map(|page| page.next.to_string());
         let secret = new_secret();
         let now = now_millis();
-        let id: i64 = with_writer!(&self.db, pool => {
+        let max = i64::try_from(MAX_ENDPOINTS).unwrap_or(i64::MAX);
+        // On PostgreSQL, two creates at the limit's edge both lock the society's endpoints, so the second counts
+        // after the first commits (its count is a statement of its own, with a snapshot taken after the lock). SQLite's
+        // writers run one at a time.
+        let lock = self.db.dialect().lock_rows(RowLock::Update);
+        let id: Option<i64> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO webhook_endpoints (society_id, url, types, description, secret, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
+            let _locked: Vec<i64> = sqlx::query_scalar(&format!(
+                "SELECT id FROM webhook_endpoints WHERE society_id = $1 AND deleted_at IS NULL{lock}"
+            ))
+            .bind(scope.society_id())
+            .fetch_all(&mut *tx)
+            .await?;
+            let count: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM webhook_endpoints WHERE society_id = $1 AND deleted_at IS NULL",
             )
             .bind(scope.society_id())
-            .bind(endpoint.url)
-            .bind(endpoint.types.join(","))
-            .bind(endpoint.description)
-            .bind(&secret)
-            .bind(now)
             .fetch_one(&mut *tx)
             .await?;
-            sqlx::query("INSERT INTO webhook_progress (society_id, endpoint_id, feed_cursor) VALUES ($1, $2, $3)")
+            if count >= max {
+                tx.rollback().await?;
+                None
+            } else {
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO webhook_endpoints (society_id, url, types, description, secret, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
+                )
                 .bind(scope.society_id())
-                .bind(id)
-                .bind(head)
-                .execute(&mut *tx)
+                .bind(endpoint.url)
+                .bind(endpoint.types.join(","))
+                .bind(endpoint.description)
+                .bind(&secret)
+                .bind(now)
+                .fetch_one(&mut *tx)
                 .await?;
-            tx.commit().await?;
-            id
+                sqlx::query("INSERT INTO webhook_progress (society_id, endpoint_id, feed_cursor) VALUES ($1, $2, $3)")
+                    .bind(scope.society_id())
+                    .bind(id)
+                    .bind(head)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Some(id)
+            }
         });
-        self.endpoint_with_secret(scope, id, secret).await
+        match id {
+            Some(id) => self.endpoint_with_secret(scope, id, secret).await.map(Ok),
+            None => Ok(Err(TooManyEndpoints)),
+        }
     }
 
     /// Gives a live endpoint of the caller's society a new secret; the previous one keeps signing deliveries, beside
@@ -132,8 +165,11 @@ impl Store {
         let secret = new_secret();
         let now = now_millis();
         let overlap = i64::try_from(SECRET_OVERLAP.as_millis()).unwrap_or(i64::MAX);
+        // A transaction of one statement: a write commits through `WriteTx`, which marks the request's
+        // idempotency key in the same transaction, so a retried rotation never rotates twice.
         let rotated = with_writer!(&self.db, pool => {
-            sqlx::query(
+            let mut tx = pool.begin_write().await?;
+            let rotated = sqlx::query(
                 "UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3, secret = $4, \
                  updated_at = $5 WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
             )
@@ -142,9 +178,11 @@ impl Store {
             .bind(now.saturating_add(overlap))
             .bind(&secret)
             .bind(now)
-            .execute(pool)
+            .execute(&mut *tx)
             .await?
-            .rows_affected()
+            .rows_affected();
+            tx.commit().await?;
+            rotated
         });
         if rotated == 0 {
             return Ok(None);

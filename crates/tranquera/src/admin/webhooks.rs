@@ -122,7 +122,10 @@ pub async fn run(store: &Store, command: WebhookCommand) -> Result<(), Failure> 
                 types: &command.types,
                 description: command.description.as_deref(),
             };
-            let created = store.create_webhook_endpoint(&scope, &endpoint).await?;
+            let created = store
+                .create_webhook_endpoint(&scope, &endpoint)
+                .await?
+                .map_err(|_| Msg::TooManyWebhookEndpoints(domain::webhooks::MAX_ENDPOINTS).text(Lang::En))?;
             println!("{}\t{}", created.endpoint.id, created.secret);
         }
         WebhookCommand::Rotate { id, .. } => match store.rotate_webhook_secret(&scope, id).await? {
