@@ -15,6 +15,11 @@ pub const DEFAULT_FEED_SIZE: u32 = 100;
 /// The most events one page may hold.
 pub const MAX_FEED_SIZE: u32 = 1000;
 
+/// The most entries a feed's `types` filter may list, counted as sent, repeats included. Every type and every
+/// `<resource>.*` together are far fewer, so only a list that repeats itself reaches it; the statement that reads the
+/// feed passes the list as one parameter and does not grow with it either way.
+pub const MAX_FEED_TYPES: usize = 1000;
+
 /// What happened to a record.
 pub const ACTIONS: &[&str] = &["created", "updated", "deleted"];
 
@@ -70,12 +75,31 @@ pub struct TypeFilter {
     pub action: Option<&'static str>,
 }
 
-/// The types a reader asks for; empty means every type.
+/// The types a reader asks for, each once; empty means every type.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EventTypes(pub Vec<TypeFilter>);
 
+/// Why a feed's `types` filter is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypesRefusal {
+    /// This entry names no type.
+    Unknown(String),
+    /// The list has more entries than [`MAX_FEED_TYPES`].
+    TooMany(usize),
+}
+
 impl EventTypes {
-    /// Reads a comma-separated list of types (`work_order.created,plot.*`); the first unknown entry is the error.
+    /// Reads the feed's `types` parameter: at most [`MAX_FEED_TYPES`] entries, then as [`EventTypes::parse`].
+    pub fn parse_filter(list: &str) -> Result<Self, TypesRefusal> {
+        let entries = list.split(',').filter(|entry| !entry.trim().is_empty()).count();
+        if entries > MAX_FEED_TYPES {
+            return Err(TypesRefusal::TooMany(MAX_FEED_TYPES));
+        }
+        Self::parse(list).map_err(TypesRefusal::Unknown)
+    }
+
+    /// Reads a comma-separated list of types (`work_order.created,plot.*`), keeping each entry once, in the order
+    /// first named; the first unknown entry is the error.
     pub fn parse(list: &str) -> Result<Self, String> {
         let mut filters = Vec::new();
         for entry in list.split(',').map(str::trim).filter(|entry| !entry.is_empty()) {
@@ -94,9 +118,32 @@ impl EventTypes {
                         .ok_or_else(|| entry.to_owned())?,
                 ),
             };
-            filters.push(TypeFilter { resource, action });
+            let filter = TypeFilter { resource, action };
+            if !filters.contains(&filter) {
+                filters.push(filter);
+            }
         }
         Ok(Self(filters))
+    }
+
+    /// Every event type the filter asks for, each once (`plot.*` as each of the plot's types); empty for every type.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for filter in &self.0 {
+            let (_, extra) = RESOURCES
+                .iter()
+                .find(|(resource, _)| *resource == filter.resource)
+                .copied()
+                .unwrap_or((filter.resource, &[]));
+            let actions = ACTIONS.iter().chain(extra.iter());
+            for action in actions.filter(|action| filter.action.is_none_or(|wanted| wanted == **action)) {
+                let name = format!("{}.{action}", filter.resource);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
     }
 
     /// Whether an event of `resource` with `action` is asked for.
@@ -207,6 +254,44 @@ mod tests {
         assert_eq!(EventTypes::parse("crop.created"), Err("crop.created".to_owned()));
         assert_eq!(EventTypes::parse("plot"), Err("plot".to_owned()));
         assert!(EventTypes::parse("").expect("empty").matches("device", "created"));
+    }
+
+    #[test]
+    fn a_filter_keeps_each_type_once_and_is_capped_as_sent() {
+        let types = EventTypes::parse("plot.*, plot.*,plot.created,job.finished,job.finished").expect("known");
+        assert_eq!(types.0.len(), 3, "{types:?}");
+        assert_eq!(
+            types.names(),
+            ["plot.created", "plot.updated", "plot.deleted", "job.finished"]
+        );
+        assert_eq!(
+            EventTypes::parse("job.*").expect("known").names(),
+            [
+                "job.created",
+                "job.updated",
+                "job.deleted",
+                "job.finished",
+                "job.failed"
+            ]
+        );
+        let all = event_types();
+        let at_the_cap: Vec<&str> = all.iter().map(String::as_str).cycle().take(MAX_FEED_TYPES).collect();
+        let parsed = EventTypes::parse_filter(&at_the_cap.join(",")).expect("at the cap");
+        assert_eq!(parsed.names(), all, "every type once, in order");
+        let over: Vec<&str> = all
+            .iter()
+            .map(String::as_str)
+            .cycle()
+            .take(MAX_FEED_TYPES + 1)
+            .collect();
+        assert_eq!(
+            EventTypes::parse_filter(&over.join(",")),
+            Err(TypesRefusal::TooMany(MAX_FEED_TYPES))
+        );
+        assert_eq!(
+            EventTypes::parse_filter("plot.*,crop.*"),
+            Err(TypesRefusal::Unknown("crop.*".to_owned()))
+        );
     }
 
     #[test]

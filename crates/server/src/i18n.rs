@@ -71,6 +71,8 @@ pub enum Msg {
     BadCursor(String),
     /// A `types` entry names no event type.
     UnknownEventType(String),
+    /// The feed's `types` lists more entries than the maximum.
+    TooManyEventTypes(usize),
     /// The feed's `size` is not 1 to the maximum.
     InvalidFeedSize(String, u32),
     /// The events after the cursor are past the retention period (days) and were pruned.
@@ -262,6 +264,15 @@ impl Msg {
             ),
             (Msg::UnknownEventType(v), En) => format!(
                 "There is no event type '{v}': use <resource>.<action> (e.g. work_order.updated) or <resource>.*."
+            ),
+            (Msg::TooManyEventTypes(max), Es) => format!(
+                "El parámetro types admite a lo sumo {max} tipos; cada tipo basta una vez, y <recurso>.* los incluye todos."
+            ),
+            (Msg::TooManyEventTypes(max), Pt) => format!(
+                "O parâmetro types aceita no máximo {max} tipos; cada tipo basta uma vez, e <recurso>.* inclui todos."
+            ),
+            (Msg::TooManyEventTypes(max), En) => format!(
+                "The types parameter takes at most {max} types; each type is needed once, and <resource>.* covers them all."
             ),
             (Msg::InvalidFeedSize(v, max), Es) => {
                 format!("El parámetro size ('{v}') debe ser un entero entre 1 y {max}.")

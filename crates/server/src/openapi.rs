@@ -151,7 +151,8 @@ pub fn feed_parameters() -> Vec<utoipa::openapi::path::Parameter> {
         ),
         query(
             "types",
-            "Comma-separated event types (`work_order.updated`) or whole resources (`plot.*`); all when omitted.",
+            "Comma-separated event types (`work_order.updated`) or whole resources (`plot.*`); all when omitted. \
+             At most 1000 entries, repeats counted (more is 400); a repeated entry is read once.",
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .pattern(Some(event_types_pattern())),

@@ -3,10 +3,11 @@
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
 //! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `listen`, `bench_data`;
-//!   `login`: how `sync` and `listen` reach the API.
+//!   `login`: how `sync` and `listen` reach the API; `csv_cells`: the cells of every CSV file they write.
 
 mod admin;
 mod bench_data;
+mod csv_cells;
 mod demo;
 mod listen;
 mod login;

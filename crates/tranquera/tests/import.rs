@@ -402,6 +402,68 @@ on_both_backends! {
         assert_eq!(operator.snapshot().await, before);
     }
 
+    async fn exported_formulas_are_neutralised_and_load_back_as_they_were(operator) {
+        // An operator's file with a formula in each name: the import keeps them as written.
+        let formulas = [
+            ("F-EQ", "=cmd|' /C calc'!A0"),
+            ("F-LINK", "=HYPERLINK(\"http://127.0.0.1/x\",\"ver\")"),
+            ("F-PLUS", "+1+1"),
+            ("F-MINUS", "-2+3"),
+            ("F-AT", "@SUM(A1:A9)"),
+            ("F-NUMBER", "-3.5"),
+        ];
+        let mut file = String::from("external_code,name\n");
+        for (code, name) in formulas {
+            file.push_str(&format!("{code},\"{}\"\n", name.replace('"', "\"\"")));
+        }
+        operator.import("farmers", &operator.write("formulas.csv", file));
+        // A name that already begins with a quote before a formula, and names with a tab and a carriage return first,
+        // which an import trims but the API does not.
+        operator.import("farmers", &operator.write("quoted.jsonl", "{\"external_code\": \"F-QUOTED\", \"name\": \"'=1+1\"}\n"));
+        let names = "SELECT name FROM farmers WHERE society_id = $1 AND external_code LIKE 'F-%' ORDER BY external_code";
+        let stored = operator.texts(names).await;
+        let mut expected: Vec<(&str, &str)> = formulas.to_vec();
+        expected.push(("F-QUOTED", "'=1+1"));
+        expected.sort();
+        assert_eq!(stored, expected.iter().map(|(_, name)| *name).collect::<Vec<_>>(), "stored as written");
+
+        let society = operator.society.to_string();
+        let exported = operator.files.join("farmers-out.csv");
+        let export = ["export", "farmers", &exported.display().to_string(), "--society", society.as_str()];
+        operator.ok(&export);
+        let text = std::fs::read_to_string(&exported).expect("the export");
+        for (code, written) in [
+            ("F-EQ", "\"'=cmd|' /C calc'!A0\""),
+            ("F-LINK", "\"'=HYPERLINK(\"\"http://127.0.0.1/x\"\",\"\"ver\"\")\""),
+            ("F-PLUS", "\"'+1+1\""),
+            ("F-MINUS", "\"'-2+3\""),
+            ("F-AT", "\"'@SUM(A1:A9)\""),
+            ("F-NUMBER", ",-3.5,"),
+            ("F-QUOTED", "\"''=1+1\""),
+        ] {
+            let line = text.lines().find(|line| line.starts_with(&format!("\"{code}\""))).unwrap_or_else(|| panic!("{code}: {text}"));
+            assert!(line.contains(written), "{code}: {line}");
+        }
+        // Loading the export back gives each name as it was, and exporting again writes the same file.
+        let before = operator.snapshot().await;
+        let summary = operator.import("farmers", &exported);
+        assert!(summary.contains(": 0 created, 0 updated, "), "{summary}");
+        assert_eq!(operator.texts(names).await, stored);
+        assert_eq!(operator.snapshot().await, before);
+        operator.ok(&export);
+        assert_eq!(std::fs::read_to_string(&exported).expect("the export"), text);
+
+        // A tab or carriage return first (which the import's trimming cannot bring) is neutralised too.
+        let tabbed = "UPDATE farmers SET name = '\t=1+1' WHERE society_id = $1 AND external_code = 'F-EQ' RETURNING id";
+        assert_eq!(operator.integers(tabbed).await.len(), 1);
+        let returned = "UPDATE farmers SET name = '\r=1+1' WHERE society_id = $1 AND external_code = 'F-AT' RETURNING id";
+        assert_eq!(operator.integers(returned).await.len(), 1);
+        operator.ok(&export);
+        let text = std::fs::read_to_string(&exported).expect("the export");
+        assert!(text.contains("\"F-EQ\",\"'\t=1+1\""), "{text}");
+        assert!(text.contains("\"F-AT\",\"'\r=1+1\""), "{text}");
+    }
+
     async fn bad_files_are_refused_whole_naming_each_row_field_and_reason(operator) {
         operator.load_samples();
         let plots = "SELECT COUNT(*) FROM plots WHERE society_id = $1";

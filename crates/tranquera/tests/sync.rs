@@ -190,10 +190,17 @@ async fn a_second_sync_transfers_exactly_what_changed() {
     let _ = std::fs::remove_dir_all(out);
 }
 
-/// A CSV cell as `tranquera sync` writes it.
+/// The first characters that make a spreadsheet run a cell as a formula (OWASP's list).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A CSV cell as `tranquera sync` writes it: a text that a spreadsheet would run gets a `'` before it, unless it is
+/// a number.
 fn cell(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) if text.starts_with(FORMULA_STARTS) && text.parse::<f64>().is_err() => {
+            format!("'{text}")
+        }
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
     }
@@ -282,6 +289,51 @@ async fn csv_and_sqlite_hold_the_same_records_as_jsonl() {
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
+    let sandbox = sandbox("formulas").await;
+    let farmer = first_farmer(&sandbox.api).await;
+    // A tenant's names, through the API, beginning with each character a spreadsheet starts a formula with that a
+    // name keeps (the API trims a leading tab or carriage return; `sync/export.rs`'s unit test has those).
+    let names = [
+        "=HYPERLINK(\"http://127.0.0.1/x\",\"ver\")",
+        "=cmd|' /C calc'!A0",
+        "+1+1",
+        "-2+3",
+        "@SUM(A1:A9)",
+    ];
+    for name in names {
+        sandbox
+            .api
+            .create_establishment(&establishment_of(farmer, name))
+            .await
+            .unwrap_or_else(|error| panic!("create {name:?}: {error}"));
+    }
+    let out = scratch("formulas-out");
+    sandbox
+        .sync(&out, &["--format", "csv", "--quiet", "--resource", "establishments"])
+        .await;
+    let text = std::fs::read_to_string(out.join("establishments.csv")).expect("a CSV file");
+    let rows = read_csv(&text);
+    let (header, rows) = rows.split_first().expect("a header");
+    let column = header.iter().position(|name| name == "name").expect("a name column");
+    let written: Vec<&str> = rows.iter().map(|row| row[column].as_str()).collect();
+    for name in names {
+        let neutralised = format!("'{name}");
+        assert!(written.contains(&neutralised.as_str()), "{name:?} as {written:?}");
+        // Quoted too, so that a `;` or tab inside cannot start a cell of its own.
+        assert!(
+            text.contains(&format!("\"'{}\"", name.replace('"', "\"\""))),
+            "{name:?} quoted"
+        );
+    }
+    assert!(
+        !written.iter().any(|cell| cell.starts_with(FORMULA_STARTS)),
+        "no cell starts a formula: {written:?}"
+    );
+    let _ = std::fs::remove_dir_all(out);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::{Method, StatusCode};
 use axum::Json;
-use domain::events::{EventTypes, FeedStart, DEFAULT_FEED_SIZE, MAX_FEED_SIZE, RETENTION_DAYS};
+use domain::events::{EventTypes, FeedStart, TypesRefusal, DEFAULT_FEED_SIZE, MAX_FEED_SIZE, RETENTION_DAYS};
 use serde_json::value::RawValue;
 use store::events::{FeedRefusal, StoredEvent};
 use store::Render;
@@ -77,8 +77,12 @@ async fn feed(
     let get = |name: &str| params.get(name).map(String::as_str);
     let start = FeedStart::parse(get("after"))
         .map_err(|_| ApiError::bad_request(Msg::BadCursor(get("after").unwrap_or_default().to_owned())))?;
-    let types = EventTypes::parse(get("types").unwrap_or_default())
-        .map_err(|entry| ApiError::bad_request(Msg::UnknownEventType(entry)))?;
+    let types = EventTypes::parse_filter(get("types").unwrap_or_default()).map_err(|refusal| {
+        ApiError::bad_request(match refusal {
+            TypesRefusal::Unknown(entry) => Msg::UnknownEventType(entry),
+            TypesRefusal::TooMany(max) => Msg::TooManyEventTypes(max),
+        })
+    })?;
     let size = match get("size") {
         None => DEFAULT_FEED_SIZE,
         Some(text) => text

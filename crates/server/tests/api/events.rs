@@ -279,6 +279,40 @@ on_both_backends! {
         assert_eq!(app.get_ok(FEED, &token).await["items"], json!([]));
     }
 
+    async fn a_long_or_repeated_types_filter_reads_each_type_once_and_past_the_cap_is_refused(app) {
+        let token = app.token(integrator("AR")).await;
+        let start = head(&app, &token).await;
+        let farmer = first_id(&app, &token, "/api/v3/third_party/farmers").await;
+        let establishment = json_of(app.post("/api/v3/third_party/establishments", &token,
+            &json!({ "name": "Filtrada", "farmer_id": farmer })).await, StatusCode::CREATED).await;
+        let plot = json_of(app.post("/api/v3/third_party/plots", &token,
+            &json!({ "name": "Lote filtrado", "establishment_id": establishment["id"], "area": 3.5 })).await, StatusCode::CREATED).await;
+        let both = [format!("establishment.created {}", establishment["id"]), format!("plot.created {}", plot["id"])];
+        let (events, _) = wait_for(&app, &token, &start, "", 2).await;
+        assert_eq!(types(&events), both);
+
+        // 999 entries, over and over the same three: one statement, read as the three (SQLite's was 500 past ~600).
+        let long = ["plot.*", "tag.*", "job.*"].iter().cycle().take(999).copied().collect::<Vec<_>>().join(",");
+        let (plots, _) = drain(&app, &token, &start, &format!("&types={long}")).await;
+        assert_eq!(types(&plots), both[1..]);
+        let repeated = "establishment.created,establishment.*,plot.created,establishment.created,plot.created";
+        let (repeats, _) = drain(&app, &token, &start, &format!("&types={repeated}")).await;
+        assert_eq!(repeats, events, "each event once, as without the repeats");
+
+        // One entry past the cap is refused, naming the cap in the caller's language.
+        let cap = domain::events::MAX_FEED_TYPES;
+        let over = vec!["tag.*"; cap + 1].join(",");
+        for (lang, words) in [("es", "a lo sumo 1000"), ("pt", "no máximo 1000"), ("en", "at most 1000")] {
+            let response = app.request(Method::GET, &format!("{FEED}?types={over}"))
+                .bearer_auth(&token).header("Accept-Language", lang).send().await.expect("GET");
+            let (code, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+            assert_eq!(code, 400);
+            assert!(message.contains(words), "{lang}: {message}");
+        }
+        let at_the_cap = vec!["tag.*"; cap].join(",");
+        assert_eq!(app.get_ok(&format!("{FEED}?after={start}&types={at_the_cap}"), &token).await["items"], json!([]));
+    }
+
     async fn the_database_itself_keeps_each_event_to_a_society_that_exists(app) {
         // Every writer of the feed names a society that exists. The database refuses any other way in (another
         // program, a future writer) and keeps a society that events name: a foreign key on SQLite, a statement's

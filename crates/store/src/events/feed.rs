@@ -115,6 +115,24 @@ fn after(sql: &mut Sql, dialect: Dialect, cursor: EventCursor) {
     };
 }
 
+/// `AND` the event's type is one of `types`, passed as one parameter (a JSON array of type names) so the statement
+/// is the same whatever the list's length: a condition per type made SQLite's expression tree too deep for a few
+/// hundred types, and gave each length a statement of its own to prepare.
+fn of_types(sql: &mut Sql, dialect: Dialect, types: &EventTypes) {
+    let names = serde_json::Value::from(types.names()).to_string();
+    sql.push(" AND resource || '.' || action IN (");
+    match dialect {
+        Dialect::Sqlite => sql
+            .push("SELECT value FROM json_each(")
+            .arg(Arg::Text(names))
+            .push("))"),
+        Dialect::Postgres => sql
+            .push("SELECT jsonb_array_elements_text(CAST(")
+            .arg(Arg::Text(names))
+            .push(" AS jsonb)))"),
+    };
+}
+
 impl Store {
     /// The caller's events after `start`, at most `size`, of the `types` asked for (all when empty).
     #[tracing::instrument(skip(self, scope, types), fields(society = scope.society_id()))]
@@ -143,18 +161,7 @@ impl Store {
         after(&mut matching, dialect, cursor);
         matching.push(&horizon(dialect));
         if !types.0.is_empty() {
-            matching.push(" AND (");
-            for (index, filter) in types.0.iter().enumerate() {
-                matching
-                    .push(if index > 0 { " OR " } else { "" })
-                    .push("(resource = ")
-                    .arg(Arg::Text(filter.resource.to_owned()));
-                if let Some(action) = filter.action {
-                    matching.push(" AND action = ").arg(Arg::Text(action.to_owned()));
-                }
-                matching.push(")");
-            }
-            matching.push(")");
+            of_types(&mut matching, dialect, types);
         }
         matching
             .push(" ORDER BY position, id LIMIT ")
@@ -272,8 +279,27 @@ mod tests {
     use std::future::Future;
     use std::task::Poll;
 
+    use domain::events::{event_types, EventTypes};
+
+    use super::of_types;
     use crate::auth::AuthConfig;
+    use crate::db::{Dialect, Sql};
     use crate::{PoolOptions, Store, StoreConfig};
+
+    #[test]
+    fn a_type_filter_is_one_parameter_however_long() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let statement = |list: &str| {
+                let mut sql = Sql::default();
+                of_types(&mut sql, dialect, &EventTypes::parse(list).expect("known types"));
+                sql
+            };
+            let one = statement("plot.created");
+            let every = statement(&event_types().join(","));
+            assert_eq!(one.text, every.text);
+            assert_eq!(every.args.len(), 1);
+        }
+    }
 
     /// A write whose caller gives up at any point (a request whose client left) must leave the one SQLite writer
     /// connection usable. sqlx left it inside a transaction nobody owned when the caller was cancelled between the

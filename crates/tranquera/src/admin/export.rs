@@ -1,6 +1,8 @@
 //! `tranquera admin export RESOURCE [FILE]`: a resource's live records in the format `import` reads (CSV with a
 //! header row, or JSONL), to a file or standard output, a page at a time. Importing what it wrote changes nothing.
+//! A CSV's text cells are written so that no spreadsheet runs them as formulas (`crate::csv_cells`).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -11,6 +13,7 @@ use store::Store;
 
 use super::files::Format;
 use super::import::Target;
+use crate::csv_cells;
 use crate::settings::Failure;
 
 /// Records read at a time.
@@ -48,7 +51,7 @@ pub async fn run(store: &Store, args: ExportArgs) -> Result<(), Failure> {
     columns.extend(resource.fields().iter().flat_map(domain::import::Field::columns));
     let mut sink = match format {
         Format::Csv => {
-            let mut csv = csv::Writer::from_writer(out);
+            let mut csv = csv_cells::writer(out);
             csv.write_record(&columns)?;
             Sink::Csv(Box::new(csv))
         }
@@ -62,9 +65,9 @@ pub async fn run(store: &Store, args: ExportArgs) -> Result<(), Failure> {
             written += 1;
             match &mut sink {
                 Sink::Csv(csv) => {
-                    csv.write_field(&code)?;
+                    csv.write_field(csv_cells::neutralise(&code).as_ref())?;
                     for value in &values {
-                        csv.write_field(text(value))?;
+                        csv.write_field(text(value).as_ref())?;
                     }
                     csv.write_record(None::<&[u8]>)?;
                 }
@@ -99,14 +102,15 @@ enum Sink {
     Jsonl(std::io::BufWriter<Box<dyn Write>>),
 }
 
-/// A value as a CSV cell: numbers with a decimal point, booleans as `true` and `false`, nothing as an empty cell.
-fn text(value: &ExportValue) -> String {
+/// A value as a CSV cell: text neutralised (a formula gets a `'` before it), numbers with a decimal point and as
+/// they are (`-3.5` stays a number), booleans as `true` and `false`, nothing as an empty cell.
+fn text(value: &ExportValue) -> Cow<'_, str> {
     match value {
-        ExportValue::Null => String::new(),
-        ExportValue::Text(text) => text.clone(),
-        ExportValue::Number(number) => number.to_string(),
-        ExportValue::Integer(whole) => whole.to_string(),
-        ExportValue::Bool(flag) => flag.to_string(),
+        ExportValue::Null => Cow::Borrowed(""),
+        ExportValue::Text(text) => csv_cells::neutralise(text),
+        ExportValue::Number(number) => Cow::Owned(number.to_string()),
+        ExportValue::Integer(whole) => Cow::Owned(whole.to_string()),
+        ExportValue::Bool(flag) => Cow::Owned(flag.to_string()),
     }
 }
 
@@ -117,5 +121,25 @@ fn json(value: ExportValue) -> serde_json::Value {
         ExportValue::Number(number) => number.into(),
         ExportValue::Integer(whole) => whole.into(),
         ExportValue::Bool(flag) => flag.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_cells_are_neutralised_and_numbers_are_not() {
+        for (value, cell) in [
+            (ExportValue::Text("=1+1".into()), "'=1+1"),
+            (ExportValue::Text("@x".into()), "'@x"),
+            (ExportValue::Text("-3.5".into()), "-3.5"),
+            (ExportValue::Number(-3.5), "-3.5"),
+            (ExportValue::Integer(-7), "-7"),
+            (ExportValue::Bool(false), "false"),
+            (ExportValue::Null, ""),
+        ] {
+            assert_eq!(text(&value), cell, "{value:?}");
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! separated, found from the header) or JSONL (one object per line); UTF-8 with or without a BOM, UTF-16 with a BOM,
 //! and anything that is not UTF-8 read as Windows-1252 (the Latin-1 superset Windows ERPs write), unless
 //! `--encoding` says otherwise. Rows are handed on one at a time, read and checked by the domain's rules; nothing
-//! holds the file.
+//! holds the file. A CSV cell is read as the operator wrote it, except the `'` that `export` puts before a formula
+//! (`'=…`), which is taken off again (`crate::csv_cells::restore`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
@@ -13,6 +14,7 @@ use domain::import::{Cell, Field, Header, Problem, Problems, Row};
 use domain::{Rule, Violation};
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252};
 
+use crate::csv_cells;
 use crate::settings::Failure;
 
 /// How a file's rows are written.
@@ -241,7 +243,7 @@ pub fn read_rows(
                         .push(Problem::invalid(line, vec![Violation::new("", rule)]));
                     continue;
                 }
-                let cells: Vec<Cell<'_>> = record.iter().map(Cell::Text).collect();
+                let cells: Vec<Cell<'_>> = record.iter().map(|cell| Cell::Text(csv_cells::restore(cell))).collect();
                 hand_on(line, header.read(&cells), &mut outcome)?;
             }
         }

@@ -1,13 +1,15 @@
-//! Renders a resource's live records from the mirror into a folder file: JSONL (one object a line) or CSV.
+//! Renders a resource's live records from the mirror into a folder file: JSONL (one object a line) or CSV, whose
+//! text cells no spreadsheet runs as formulas (`crate::csv_cells`).
 //!
 //! Files are written to a temporary name and renamed, so a reader (or an interrupted sync) never sees half a file.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
-use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
 
+use crate::csv_cells;
 use crate::settings::Failure;
 
 /// Writes `records` (JSON texts, by ascending id) as `dir/<resource>.jsonl`.
@@ -28,16 +30,15 @@ pub fn csv(dir: &Path, resource: &str, records: &[(i64, String)]) -> Result<(), 
         .map(|(_, record)| serde_json::from_str::<Value>(record))
         .collect::<Result<Vec<_>, _>>()?;
     let columns = columns(&parsed);
-    let mut out = Vec::new();
-    writeln!(
-        out,
-        "{}",
-        columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
-    )?;
+    let mut out = csv_cells::writer(Vec::new());
+    out.write_record(&columns)?;
     for record in &parsed {
-        let cells: Vec<String> = columns.iter().map(|c| quote(&cell(record.get(c)))).collect();
-        writeln!(out, "{}", cells.join(","))?;
+        for column in &columns {
+            out.write_field(cell(record.get(column)).as_bytes())?;
+        }
+        out.write_record(None::<&[u8]>)?;
     }
+    let out = out.into_inner().map_err(|error| error.into_error())?;
     replace(&dir.join(format!("{resource}.csv")), &out)
 }
 
@@ -56,21 +57,13 @@ fn columns(records: &[Value]) -> Vec<String> {
     columns
 }
 
-/// One cell's text: strings as they are, numbers and booleans as JSON prints them, nested values as JSON text.
-pub fn cell(value: Option<&Value>) -> String {
+/// One cell's text: strings neutralised (a formula gets a `'` before it), numbers and booleans as JSON prints them
+/// (`-3.5` stays a number), nested values as JSON text (which starts with `{` or `[`).
+fn cell(value: Option<&Value>) -> Cow<'_, str> {
     match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
-    }
-}
-
-/// RFC 4180 quoting: only cells with a comma, quote or line break are quoted, quotes doubled.
-fn quote(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
+        None | Some(Value::Null) => Cow::Borrowed(""),
+        Some(Value::String(text)) => csv_cells::neutralise(text),
+        Some(other) => Cow::Owned(other.to_string()),
     }
 }
 
@@ -89,18 +82,35 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn quotes_only_what_needs_it() {
-        assert_eq!(quote("plain"), "plain");
-        assert_eq!(quote("a,b"), "\"a,b\"");
-        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
-    }
-
-    #[test]
     fn nested_values_become_json_text_and_id_leads() {
         let records = [json!({"name": "x", "id": 2, "tags": [1, 2], "gone": null})];
         assert_eq!(columns(&records), ["id", "gone", "name", "tags"]);
         assert_eq!(cell(records[0].get("tags")), "[1,2]");
         assert_eq!(cell(records[0].get("gone")), "");
         assert_eq!(cell(records[0].get("name")), "x");
+    }
+
+    #[test]
+    fn formulas_are_neutralised_and_numbers_kept() {
+        let dir = std::env::temp_dir().join(format!("sync-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a folder");
+        let record = json!({"id": 1, "name": "=HYPERLINK(\"http://x\")", "area": -3.5, "code": "-3.5", "tags": [1]});
+        let mut records = vec![(1, record.to_string())];
+        let starts = ["+1+1", "-1+1", "@x", "\t=1", "\r=1"];
+        for (id, name) in (2..).zip(starts) {
+            records.push((id, json!({"id": id, "name": name}).to_string()));
+        }
+        csv(&dir, "plots", &records).expect("written");
+        let written = std::fs::read_to_string(dir.join("plots.csv")).expect("the file");
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut lines = written.split('\n');
+        assert_eq!(lines.next(), Some("\"id\",\"area\",\"code\",\"name\",\"tags\""));
+        assert_eq!(
+            lines.next(),
+            Some("1,-3.5,-3.5,\"'=HYPERLINK(\"\"http://x\"\")\",\"[1]\"")
+        );
+        for (id, name) in (2..).zip(starts) {
+            assert_eq!(lines.next(), Some(format!("{id},\"\",\"\",\"'{name}\",\"\"").as_str()));
+        }
     }
 }
