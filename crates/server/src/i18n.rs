@@ -43,6 +43,16 @@ pub enum Msg {
     PayloadTooLarge(usize),
     /// The query string cannot be parsed.
     MalformedQuery(String),
+    /// A query parameter holds a NUL character (`%00`).
+    NulInQuery,
+    /// A credential header (named here) was sent more than once.
+    RepeatedHeader(String),
+    /// The request's URI is longer than this many bytes.
+    UriTooLong(usize),
+    /// The request's headers are larger than this many bytes, or more than hyper reads.
+    HeadersTooLarge(usize),
+    /// The request line or a header line cannot be parsed as HTTP/1.1.
+    MalformedRequest,
     /// `page` is not a positive integer.
     InvalidPage(String),
     /// `size` is out of range.
@@ -189,6 +199,29 @@ impl Msg {
                 format!("Os parâmetros da consulta não são válidos: {d}")
             }
             (Msg::MalformedQuery(d), En) => format!("The query parameters are not valid: {d}"),
+            (Msg::NulInQuery, Es) => {
+                "Los parámetros de la consulta no son válidos: uno contiene el carácter NUL (%00).".into()
+            }
+            (Msg::NulInQuery, Pt) => "Os parâmetros da consulta não são válidos: um contém o caractere NUL (%00).".into(),
+            (Msg::NulInQuery, En) => "The query parameters are not valid: one holds the NUL character (%00).".into(),
+            (Msg::RepeatedHeader(h), Es) => format!("El encabezado {h} se envió más de una vez; envíelo una sola vez."),
+            (Msg::RepeatedHeader(h), Pt) => format!("O cabeçalho {h} foi enviado mais de uma vez; envie-o uma só vez."),
+            (Msg::RepeatedHeader(h), En) => format!("The {h} header was sent more than once; send it once."),
+            (Msg::UriTooLong(n), Es) => format!("La URI de la solicitud supera el máximo de {n} bytes."),
+            (Msg::UriTooLong(n), Pt) => format!("A URI da requisição excede o máximo de {n} bytes."),
+            (Msg::UriTooLong(n), En) => format!("The request URI exceeds the maximum of {n} bytes."),
+            (Msg::HeadersTooLarge(n), Es) => {
+                format!("Los encabezados de la solicitud superan el máximo de {n} bytes (o de 100 encabezados).")
+            }
+            (Msg::HeadersTooLarge(n), Pt) => {
+                format!("Os cabeçalhos da requisição excedem o máximo de {n} bytes (ou de 100 cabeçalhos).")
+            }
+            (Msg::HeadersTooLarge(n), En) => {
+                format!("The request headers exceed the maximum of {n} bytes (or of 100 headers).")
+            }
+            (Msg::MalformedRequest, Es) => "La solicitud no es HTTP/1.1 válido (línea de solicitud o encabezado).".into(),
+            (Msg::MalformedRequest, Pt) => "A requisição não é HTTP/1.1 válido (linha de requisição ou cabeçalho).".into(),
+            (Msg::MalformedRequest, En) => "The request is not valid HTTP/1.1 (request line or header line).".into(),
             (Msg::InvalidPage(v), Es) => {
                 format!("El parámetro page debe ser un entero positivo; se recibió {v:?}.")
             }

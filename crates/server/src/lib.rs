@@ -17,7 +17,8 @@
 //! - [`webhooks`]: the worker that fans events out to webhook endpoints and delivers them, signed.
 //! - [`durable`]: no write is answered before it is on disk; [`conditional`]: list `ETag`s and 304.
 //! - [`error`], [`envelope`], [`i18n`]: one error type, rendered as the specification's envelope in the caller's
-//!   language for every failure, ours or the framework's.
+//!   language for every failure, ours or the framework's; [`head`], the request head's bounds, and hyper's own
+//!   refusals in the envelope.
 //!
 //! [`Application`] accepts connections itself, with hyper's connection builder, so that a slow client cannot hold a
 //! connection: a request's head must arrive within `header_read_timeout`, and a body may not pause longer than
@@ -33,6 +34,7 @@ pub mod durable;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod head;
 pub mod housekeeping;
 pub mod i18n;
 pub mod idempotency;
@@ -89,6 +91,11 @@ impl HeaderNames {
             system_id_display: format!("X-{}-SYSTEM-ID", token.to_ascii_uppercase()),
             api_key: parse("apikey")?,
         })
+    }
+
+    /// `X-<TOKEN>-APIKEY`, as messages spell it.
+    pub fn api_key_display(&self) -> String {
+        self.system_id_display.replace("SYSTEM-ID", "APIKEY")
     }
 }
 
@@ -178,6 +185,7 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
             config.request_timeout,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), ratelimit::limit))
+        .layer(middleware::from_fn_with_state(state.clone(), head::check_head))
         .layer(middleware::from_fn_with_state(state.clone(), envelope::render_errors));
     // Outside the envelope, to record answers as they are sent; inside the request id, to record it.
     let router = console::record_requests(router, &state)
@@ -229,7 +237,13 @@ pub struct Application {
 impl Application {
     /// Binds the configured address (port 0 picks a free port) and builds the application.
     pub async fn build(store: Store, config: ServerConfig) -> io::Result<Self> {
-        let listener = TcpListener::bind(config.listen).await?;
+        let listener = bind(config.listen).await?;
+        Self::build_on(listener, store, config).await
+    }
+
+    /// Builds the application on a listener already bound (see [`bind`]), so that a command can learn that its
+    /// address is taken before it prepares a database.
+    pub async fn build_on(listener: TcpListener, store: Store, config: ServerConfig) -> io::Result<Self> {
         let jobs = config.jobs.clone();
         let webhooks = config.webhooks.clone();
         let housekeeping = config.housekeeping.clone();
@@ -313,7 +327,8 @@ impl Application {
                 request.extensions_mut().insert(ConnectInfo(peer));
                 router.clone().oneshot(request)
             });
-            let connection = connections.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned());
+            let stream = TokioIo::new(head::Enveloped::new(stream));
+            let connection = connections.watch(builder.serve_connection(stream, service).into_owned());
             tokio::spawn(async move {
                 if let Err(error) = connection.await {
                     tracing::debug!(%peer, %error, "connection closed on an error");
@@ -335,6 +350,13 @@ impl Application {
         }
         Ok(())
     }
+}
+
+/// Binds `address`; the error names the address, as an operator reads it.
+pub async fn bind(address: SocketAddr) -> io::Result<TcpListener> {
+    TcpListener::bind(address)
+        .await
+        .map_err(|error| io::Error::new(error.kind(), format!("cannot listen on {address}: {error}")))
 }
 
 async fn shutdown_signal() {

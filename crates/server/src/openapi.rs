@@ -367,10 +367,11 @@ pub fn operation(doc: OperationDoc<'_>, media: &str) -> Operation {
 }
 
 /// Why each error status is answered, as the document says it.
-const ERROR_STATUSES: [(u16, &str); 14] = [
+const ERROR_STATUSES: [(u16, &str); 16] = [
     (
         400,
-        "The query or the body is malformed: a parameter or a value of the wrong type or form, a missing body.",
+        "The request is malformed: a parameter or a value of the wrong type or form, a missing body, a NUL \
+           character in the query, a credential header sent twice, or a request line HTTP cannot read.",
     ),
     (
         401,
@@ -388,8 +389,10 @@ const ERROR_STATUSES: [(u16, &str); 14] = [
     ),
     (
         409,
-        "The write conflicts with the record's state: read-only, still referenced, an `external_id` or \
-           `external_code` already taken, or the same `Idempotency-Key` still in flight.",
+        "The write conflicts with the state of the records: read-only, still referenced, an `external_id` or \
+           `external_code` already taken, the most webhook endpoints a society may have, or an \
+           `Idempotency-Key` whose first request is still in flight (with `Retry-After`: retry) or was written \
+           and its answer is not kept (no `Retry-After`: do not retry).",
     ),
     (410, "The cursor is older than the events kept: resync."),
     (
@@ -400,6 +403,7 @@ const ERROR_STATUSES: [(u16, &str); 14] = [
         413,
         "The body is larger than the server takes, or holds more items than a request may.",
     ),
+    (414, "The URI (path and query) is longer than the server reads."),
     (415, "The body is not declared as `application/json`."),
     (
         422,
@@ -407,8 +411,13 @@ const ERROR_STATUSES: [(u16, &str); 14] = [
            caller's society does not have), or an `Idempotency-Key` is reused with another request.",
     ),
     (429, "Too many requests: wait for `Retry-After` seconds."),
+    (431, "The request's headers are larger, or more, than the server reads."),
     (500, "An unexpected failure, logged with its cause; it reveals nothing."),
-    (503, "The database is unreachable: retry after `Retry-After` seconds."),
+    (
+        503,
+        "The database is unreachable, or (a login) too many passwords are being checked at once: retry after \
+           `Retry-After` seconds.",
+    ),
 ];
 
 /// The error statuses an operation can answer, from what it takes: `method`, its parameters, its body and its
@@ -425,7 +434,8 @@ fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
         .is_some_and(|requirements| requirements.iter().any(|requirement| requirement.get(BEARER).is_some()));
     let write = caller && method != "get";
     let rules = [
-        (400, takes(ParameterIn::Query) || body),
+        // Any request may be malformed in its head: a NUL in a query, a repeated credential header.
+        (400, true),
         (401, secured),
         (403, caller),
         (
@@ -437,9 +447,11 @@ fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
         (410, named("after")),
         (412, method == "patch"),
         (413, body || write),
+        (414, true),
         (415, body),
         (422, body || write),
         (429, secured),
+        (431, true),
         (500, true),
         (503, true),
     ];

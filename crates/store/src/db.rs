@@ -13,7 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use crate::durability::WalSync;
 use crate::events::OwnEvent;
 use crate::inline::InlineReader;
-use crate::metered::MeteredPool;
+use crate::metered::{MeteredPool, ServerWatch};
 use crate::pg_readers::PgReaders;
 use crate::StoreError;
 
@@ -793,6 +793,7 @@ impl Db {
                 .connect_with(connect.clone())
                 .await?;
             let reader_config = crate::pg_readers::reader_config(&connect);
+            let watch = ServerWatch::of(&reader_config);
             let token = PgReaders::new(
                 "token",
                 reader_config.clone(),
@@ -801,7 +802,7 @@ impl Db {
             );
             let read = PgReaders::new("read", reader_config, readers, options.acquire_timeout);
             Ok(Db::Postgres {
-                pool: MeteredPool::new(pool, "main"),
+                pool: MeteredPool::watched(pool, "main", watch),
                 token: Arc::new(token),
                 read: Arc::new(read),
             })

@@ -24,7 +24,7 @@ use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
 use crate::db::Arg;
-use crate::metered::{Waiting, ACQUIRE_WAIT};
+use crate::metered::{server_stopping, ServerWatch, Waiting, ACQUIRE_WAIT};
 use crate::metrics::PoolVitals;
 use crate::StoreError;
 
@@ -187,6 +187,8 @@ pub(crate) struct PgReaders {
     opening: tokio::sync::Mutex<()>,
     waiting: AtomicU32,
     acquire_timeout: Duration,
+    /// Whether the server is there, shared with the other connections of this process to it.
+    watch: Arc<ServerWatch>,
 }
 
 impl std::fmt::Debug for PgReaders {
@@ -266,12 +268,13 @@ impl PgReaders {
     pub fn new(name: &'static str, config: Config, connections: u32, acquire_timeout: Duration) -> Self {
         Self {
             name,
-            config,
             max: connections.max(1),
             open: Mutex::new(Vec::new()),
             opening: tokio::sync::Mutex::new(()),
             waiting: AtomicU32::new(0),
             acquire_timeout,
+            watch: ServerWatch::of(&config),
+            config,
         }
     }
 
@@ -295,9 +298,13 @@ impl PgReaders {
         Some(ReaderLease::new(self, Arc::clone(chosen)))
     }
 
-    /// A connection to read on: an open one with room, or a new one.
+    /// A connection to read on: an open one with room, or a new one; at once an error while the server is known to
+    /// be down.
     async fn acquire(&self) -> Result<ReaderLease<'_>, StoreError> {
         let asked = Instant::now();
+        if self.watch.is_down() {
+            return Err(StoreError::Unavailable(Box::new(ServerWatch::unreachable())));
+        }
         if let Some(lease) = self.choose() {
             ::metrics::histogram!(ACQUIRE_WAIT, "pool" => self.name).record(asked.elapsed().as_secs_f64());
             return Ok(lease);
@@ -311,7 +318,16 @@ impl PgReaders {
             }
             // Boxed: `tokio-postgres`'s connect future, nested inside every handler's, made their types too deep for
             // the compiler to lay out.
-            let (client, connection) = Box::pin(self.config.connect(NoTls)).await?;
+            let connected = self
+                .watch
+                .guard(
+                    Box::pin(async { self.config.connect(NoTls).await.map_err(Some) }),
+                    || None,
+                )
+                .await
+                .map_err(|error| self.connect_failed(error));
+            let (client, connection) = connected?;
+            self.watch.answered();
             tokio::spawn(async move {
                 if let Err(error) = connection.await {
                     tracing::debug!(%error, "a request reads' connection to PostgreSQL ended");
@@ -329,6 +345,20 @@ impl PgReaders {
         drop(waiting);
         ::metrics::histogram!(ACQUIRE_WAIT, "pool" => self.name).record(asked.elapsed().as_secs_f64());
         opened.map_err(|_| StoreError::from(sqlx::Error::PoolTimedOut))?
+    }
+
+    /// The error of a connection that could not be opened (`None`: the server was found down meanwhile), marking the
+    /// server down when it was not there to answer.
+    fn connect_failed(&self, error: Option<tokio_postgres::Error>) -> StoreError {
+        match error {
+            Some(error) => {
+                if error.code().is_none_or(|code| server_stopping(code.code())) {
+                    self.watch.went_down();
+                }
+                error.into()
+            }
+            None => StoreError::Unavailable(Box::new(ServerWatch::unreachable())),
+        }
     }
 
     /// The rows `text` selects with `args`.

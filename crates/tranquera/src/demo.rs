@@ -37,6 +37,10 @@ pub struct DemoArgs {
 /// Prepares the demo database and serves it.
 pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     init_logging(args.http.log_json);
+    // Bound before the database is touched: a port already in use fails at once, not after a whole seeding.
+    let listener = server::bind(args.listen)
+        .await
+        .map_err(|error| format!("{error}; choose another address with --listen"))?;
     if args.reset {
         reset(&args.database)?;
     }
@@ -96,7 +100,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         .iter()
         .find(|account| account.api_role)
         .map(|account| DocsLogin::new(account.email, account.password, "8"));
-    let app = Application::build(store.clone(), config).await?;
+    let app = Application::build_on(listener, store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token, console);
     app.run_until_stopped().await?;
     close(&store).await;

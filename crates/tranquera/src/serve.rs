@@ -25,6 +25,10 @@ pub struct ServeArgs {
 /// Runs the server.
 pub async fn run(args: ServeArgs) -> Result<(), Failure> {
     init_logging(args.http.log_json);
+    // Bound first, so that an address in use fails before migrations run.
+    let listener = server::bind(args.listen)
+        .await
+        .map_err(|error| format!("{error}; choose another address with --listen or TRANQUERA_LISTEN"))?;
     let store = connect(&args.database, Some(&args.auth)).await?;
     let migrated = store.migrate().await?;
     tracing::info!(
@@ -33,7 +37,7 @@ pub async fn run(args: ServeArgs) -> Result<(), Failure> {
         dialect = ?store.dialect(),
         "database ready"
     );
-    let app = Application::build(store.clone(), args.http.server_config(args.listen)).await?;
+    let app = Application::build_on(listener, store.clone(), args.http.server_config(args.listen)).await?;
     tracing::info!(address = %app.local_addr()?, "serving the integration API");
     if let Some(address) = app.metrics_addr() {
         tracing::info!(address = %address?, "serving Prometheus metrics at /metrics");

@@ -6,7 +6,7 @@
 //!   that redacts captures and stores them in the society's ring (`store::console`) in batches. Captures go
 //!   through a bounded channel: a full channel drops the capture and counts it, never the request.
 //! - [`api`]: the page, its script and stylesheet, and the JSON the page reads (`/console/api/…`), scoped by the
-//!   bearer token's society.
+//!   bearer token's society, behind the system-id header as the API is.
 //! - [`redact`]: what is never stored: secrets in bodies, queries and headers, by name.
 //!
 //! Off (the default of `serve`), no route of the console exists, and no layer of it is in the request path.
@@ -145,12 +145,18 @@ pub fn operations() -> Vec<(Method, &'static str)> {
     table().into_iter().map(|(method, path, _)| (method, path)).collect()
 }
 
-/// The console's routes, or none when it is off.
+/// The console's routes, or none when it is off. Its JSON routes need the system-id header as every API call does
+/// (the page's script sends it); the page and its files are loaded by the browser itself, which sends no header.
 pub fn routes(state: &AppState) -> Router<AppState> {
+    let system_id = middleware::from_fn_with_state(state.clone(), crate::envelope::require_system_id);
     match state.console {
-        Some(_) => table()
-            .into_iter()
-            .fold(Router::new(), |router, (_, path, route)| router.route(path, route)),
+        Some(_) => table().into_iter().fold(Router::new(), |router, (_, path, route)| {
+            let route = match path.starts_with("/console/api/") {
+                true => route.route_layer(system_id.clone()),
+                false => route,
+            };
+            router.route(path, route)
+        }),
         None => Router::new(),
     }
 }

@@ -118,8 +118,20 @@ on_both_backends_with! { console_on();
         let body = json!({
             "password": "Hunter2-Password",
             "nested": [{"refresh_token": refresh, "apiKey": "key-Hunter2", "kept": "visible-value"}],
+            "pass": "Hunter2-pass", "pwd": "Hunter2-pwd", "key": "Hunter2-key", "api_key": "Hunter2-api",
+            "auth": {"bearer": "Hunter2-bearer"}, "auth.bearer": "Hunter2-dotted", "credentials": ["Hunter2-cred"],
         });
-        patch(&app, "/integration/api/v1/workOrders/1?access_token=query-Hunter2", &token, &body).await;
+        // And in headers, by name and by value.
+        app.request(Method::PATCH, "/integration/api/v1/workOrders/1?access_token=query-Hunter2&key=Hunter2-q")
+            .bearer_auth(&token)
+            .header("X-Custom-Auth", "Hunter2-custom")
+            .header("Proxy-Authorization", "Basic SHVudGVyMi1wcm94eQ==")
+            .header("X-Forwarded-Note", "Bearer Hunter2-by-value")
+            .header("Idempotency-Key", "retry-visible")
+            .json(&body)
+            .send()
+            .await
+            .expect("PATCH request");
 
         let items = recorded(&app, &token, "", 2).await;
         let patched = app.get_ok(&format!("{REQUESTS}/{}", items[0]["id"]), &token).await;
@@ -127,8 +139,14 @@ on_both_backends_with! { console_on();
         assert_eq!(patched["request_body"]["nested"][0]["refresh_token"], "[redacted]");
         assert_eq!(patched["request_body"]["nested"][0]["apiKey"], "[redacted]");
         assert_eq!(patched["request_body"]["nested"][0]["kept"], "visible-value");
-        assert_eq!(patched["query"], "access_token=%5Bredacted%5D");
-        assert_eq!(patched["request_headers"]["authorization"], "[redacted]");
+        for field in ["pass", "pwd", "key", "api_key", "auth", "auth.bearer", "credentials"] {
+            assert_eq!(patched["request_body"][field], "[redacted]", "{field}");
+        }
+        assert_eq!(patched["query"], "access_token=%5Bredacted%5D&key=%5Bredacted%5D");
+        for header in ["authorization", "x-custom-auth", "proxy-authorization", "x-forwarded-note"] {
+            assert_eq!(patched["request_headers"][header], "[redacted]", "{header}");
+        }
+        assert_eq!(patched["request_headers"]["idempotency-key"], "retry-visible");
         let created = app.get_ok(&format!("{REQUESTS}/{}", items[1]["id"]), &token).await;
         assert_eq!(created["response_body"]["secret"], "[redacted]", "{created}");
         assert_eq!(created["response_body"]["url"], "https://erp.example.com/hooks");
@@ -300,6 +318,48 @@ mod full_queue {
             }
             assert_eq!(accounted.0 + accounted.1, BURST, "every request is stored or counted as dropped: {accounted:?}");
             assert!(accounted.0 >= 1, "the writer stored some: {accounted:?}");
+        }
+    }
+}
+
+/// The console's JSON is an API call like any other: the system-id header, and no NUL in its filters.
+mod as_the_api {
+    use super::*;
+
+    on_both_backends_with! { console_on();
+        async fn the_consoles_data_needs_the_system_id_header_and_its_page_does_not(app) {
+            let token = app.token(integrator("AR")).await;
+            let without = app.client.get(format!("{}{REQUESTS}", app.base)).bearer_auth(&token).send().await.expect("GET");
+            let (code, message) = error_envelope(without, StatusCode::UNAUTHORIZED).await;
+            assert_eq!(code, 401);
+            assert!(message.contains("X-SVC-SYSTEM-ID"), "{message}");
+            let wrong = app
+                .client
+                .get(format!("{}{REQUESTS}/1", app.base))
+                .bearer_auth(&token)
+                .header("X-SVC-SYSTEM-ID", "9")
+                .send()
+                .await
+                .expect("GET");
+            error_envelope(wrong, StatusCode::UNAUTHORIZED).await;
+            app.get_ok(REQUESTS, &token).await;
+            for page in ["/console", "/console/console.js", "/console/console.css"] {
+                let response = app.client.get(format!("{}{page}", app.base)).send().await.expect("GET");
+                assert_eq!(response.status(), StatusCode::OK, "{page}: a browser loads it without API headers");
+            }
+            let script = app.client.get(format!("{}/console/console.js", app.base)).send().await.expect("GET");
+            let script = script.text().await.expect("the script");
+            assert!(script.contains("sent[systemIdHeader] = systemId"), "the page's calls send the header");
+        }
+
+        async fn nul_in_the_path_filter_is_400_not_a_database_error(app) {
+            let token = app.token(integrator("AR")).await;
+            for query in ["?path=%00", "?path=plots%00x", "?status=4xx&path=%00"] {
+                let response = app.get(&format!("{REQUESTS}{query}"), &token).await;
+                let (code, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+                assert_eq!(code, 400);
+                assert!(message.contains("NUL"), "{query}: {message}");
+            }
         }
     }
 }

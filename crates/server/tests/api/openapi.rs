@@ -427,7 +427,7 @@ fn every_operation_lists_the_error_statuses_it_can_answer_with_the_error_envelop
         let body = operation.get("requestBody").is_some();
         let security = operation["security"].as_array().cloned().unwrap_or_default();
         let caller = security.iter().any(|requirement| requirement.get("bearer").is_some());
-        let mut due = vec![408, 500, 503];
+        let mut due = vec![400, 408, 414, 431, 500, 503];
         if !security.is_empty() {
             due.extend([401, 429]);
         }

@@ -127,3 +127,77 @@ async fn with_postgres_stopped_requests_fail_fast_with_503_and_the_server_recove
     assert!(unavailable > 0, "the load saw the outage");
     cluster.stop();
 }
+
+/// Far less than the acquire time-out a request waited before the pool knew the database was down.
+const AT_ONCE: Duration = Duration::from_millis(1_500);
+
+#[tokio::test]
+async fn with_postgres_stopped_health_and_login_answer_at_once_and_come_back_by_themselves() {
+    let mut cluster = tokio::task::spawn_blocking(OwnCluster::start)
+        .await
+        .expect("join")
+        .expect("a PostgreSQL cluster of the test's own");
+    // The tests' acquire time-out, 10 s: before the pools knew the server was down, each request below waited it out.
+    let app = TestApp::spawn_on_postgres(&cluster.admin_url(), Setup::default()).await;
+    let account = integrator("AR");
+    app.token(account).await;
+    let health = || app.client.get(format!("{}/health", app.base)).timeout(HANG).send();
+
+    let mut cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
+        cluster
+    })
+    .await
+    .expect("join");
+    for round in 0..4 {
+        let asked = Instant::now();
+        let response = health().await.expect("an answer, not a hang");
+        let took = asked.elapsed();
+        assert_eq!(
+            response.headers().get("retry-after").and_then(|v| v.to_str().ok()),
+            Some("1")
+        );
+        error_envelope(response, StatusCode::SERVICE_UNAVAILABLE).await;
+        assert!(took < AT_ONCE, "health round {round} took {took:?}");
+
+        let asked = Instant::now();
+        let response = app.login(account.email, account.password).await;
+        let took = asked.elapsed();
+        assert_eq!(
+            response.headers().get("retry-after").and_then(|v| v.to_str().ok()),
+            Some("1")
+        );
+        error_envelope(response, StatusCode::SERVICE_UNAVAILABLE).await;
+        assert!(took < AT_ONCE, "login round {round} took {took:?}");
+    }
+
+    let mut cluster = tokio::task::spawn_blocking(move || {
+        cluster.resume().expect("PostgreSQL starts again");
+        cluster
+    })
+    .await
+    .expect("join");
+    let back = Instant::now();
+    loop {
+        let response = health().await.expect("an answer");
+        if response.status() == StatusCode::OK {
+            break;
+        }
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            back.elapsed() < Duration::from_secs(20),
+            "the server never found the database again"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut logged_in = false;
+    for _ in 0..40 {
+        if app.login(account.email, account.password).await.status() == StatusCode::OK {
+            logged_in = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(logged_in, "logins work again without a restart");
+    cluster.stop();
+}

@@ -217,3 +217,115 @@ mod body_limit {
         }
     }
 }
+
+/// What the request's head may hold: credential headers once, no NUL in the query, bounded URI and headers; and the
+/// refusals the HTTP layer makes before a request exists, in the envelope too.
+mod head {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    use super::*;
+
+    /// Sends `bytes` on a connection of its own to `app`'s address (always 127.0.0.1) and reads the whole answer:
+    /// its status, and its body as JSON.
+    async fn raw(base: &str, bytes: &[u8]) -> (u16, Value) {
+        let address = base.trim_start_matches("http://");
+        let mut stream = TcpStream::connect(address).await.expect("connect to the test server");
+        // A head the server refuses early may be cut off while it is still being sent: what was sent is enough.
+        let _ = stream.write_all(bytes).await;
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+            .await
+            .expect("the server answers and closes")
+            .expect("read the answer");
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let status = text.get(9..12).and_then(|code| code.parse().ok()).unwrap_or_default();
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+        let body = serde_json::from_str(body).unwrap_or_else(|_| panic!("an envelope body: {text:?}"));
+        (status, body)
+    }
+
+    /// The envelope's code and message, checked to be the envelope with no trace frames.
+    fn envelope(body: &Value) -> (i64, &str) {
+        let error = body["error"].as_object().expect("an `error` object");
+        assert_eq!(error.len(), 3, "{body}");
+        assert_eq!(error["exception"], serde_json::json!([]), "{body}");
+        (
+            error["code"].as_i64().expect("a code"),
+            error["message"].as_str().expect("a message"),
+        )
+    }
+
+    on_both_backends! {
+        async fn repeated_credential_headers_are_400_in_the_envelope(app) {
+            let token = app.token(integrator("AR")).await;
+            let twice = |name: &'static str, first: String, second: String| {
+                app.client
+                    .get(format!("{}{ESTABLISHMENTS}", app.base))
+                    .header(name, first)
+                    .header(name, second)
+            };
+            let bearer = format!("Bearer {token}");
+            let cases = [
+                ("X-SVC-SYSTEM-ID", twice("X-SVC-SYSTEM-ID", "8".into(), "9".into()).bearer_auth(&token)),
+                ("Authorization", twice("Authorization", bearer.clone(), "Bearer forged".into()).header("X-SVC-SYSTEM-ID", "8")),
+                ("X-SVC-APIKEY", twice("X-SVC-APIKEY", "a".into(), "b".into()).bearer_auth(&token).header("X-SVC-SYSTEM-ID", "8")),
+                ("Idempotency-Key", twice("Idempotency-Key", "k1".into(), "k2".into()).bearer_auth(&token).header("X-SVC-SYSTEM-ID", "8")),
+                ("If-Match", twice("If-Match", "\"1\"".into(), "\"2\"".into()).bearer_auth(&token).header("X-SVC-SYSTEM-ID", "8")),
+            ];
+            for (name, request) in cases {
+                let response = request.header("accept-language", "en").send().await.expect("send");
+                let (code, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+                assert_eq!(code, 400);
+                assert!(message.contains(name) && message.contains("more than once"), "{name}: {message}");
+            }
+            app.get_ok(ESTABLISHMENTS, &token).await;
+        }
+
+        async fn nul_in_any_query_parameter_is_400(app) {
+            let token = app.token(integrator("AR")).await;
+            for query in ["?unknown=%00", "?active=1&x=a%00b", "?%00=1"] {
+                let response = app.get(&format!("{ESTABLISHMENTS}{query}"), &token).await;
+                let (code, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+                assert_eq!(code, 400);
+                assert!(message.contains("NUL"), "{query}: {message}");
+            }
+            let health = app.client.get(format!("{}/health?x=%00", app.base)).send().await.expect("send");
+            error_envelope(health, StatusCode::BAD_REQUEST).await;
+        }
+
+        async fn the_http_layers_own_refusals_answer_the_envelope_in_the_callers_language(app) {
+            // A URI past our bound (hyper's is 65,534 bytes): ours, in the language asked.
+            let long = format!("GET /health?x={} HTTP/1.1\r\nHost: a\r\nAccept-Language: en\r\nConnection: close\r\n\r\n", "a".repeat(9_000));
+            let (status, body) = raw(&app.base, long.as_bytes()).await;
+            assert_eq!((status, envelope(&body).0), (414, 414), "{body}");
+            assert!(envelope(&body).1.contains("URI exceeds the maximum of 8192 bytes"), "{body}");
+            // Headers past our bound (hyper's is its read buffer, about 400 KiB).
+            let large = format!("GET /health HTTP/1.1\r\nHost: a\r\nAccept-Language: pt\r\nX-Big: {}\r\nConnection: close\r\n\r\n", "b".repeat(40_000));
+            let (status, body) = raw(&app.base, large.as_bytes()).await;
+            assert_eq!((status, envelope(&body).0), (431, 431), "{body}");
+            assert!(envelope(&body).1.contains("cabeçalhos da requisição excedem"), "{body}");
+            // What only hyper sees, answered in the default language: a malformed request line, a malformed header
+            // line, a URI and a head past hyper's own bounds, more headers than it reads.
+            let huge_uri = format!("GET /{} HTTP/1.1\r\nHost: a\r\n\r\n", "c".repeat(70_000));
+            let huge_head = format!("GET / HTTP/1.1\r\nHost: a\r\nX-Huge: {}\r\n\r\n", "d".repeat(500_000));
+            let many: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+            let many = format!("GET /health HTTP/1.1\r\nHost: a\r\n{many}\r\n");
+            let cases: [(&[u8], u16, &str); 5] = [
+                (b"this is not http\r\n\r\n", 400, "no es HTTP/1.1"),
+                (b"GET /health HTTP/1.1\r\nHost: a\r\nno colon here\r\n\r\n", 400, "no es HTTP/1.1"),
+                (huge_uri.as_bytes(), 414, "URI de la solicitud"),
+                (huge_head.as_bytes(), 431, "encabezados de la solicitud"),
+                (many.as_bytes(), 431, "encabezados de la solicitud"),
+            ];
+            for (bytes, expected, words) in cases {
+                let (status, body) = raw(&app.base, bytes).await;
+                let (code, message) = envelope(&body);
+                assert_eq!((status, code), (expected, i64::from(expected)), "{body}");
+                assert!(message.contains(words), "{expected}: {message}");
+            }
+        }
+    }
+}
