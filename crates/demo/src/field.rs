@@ -10,6 +10,8 @@ const GROUP: u64 = 0x4649_454c;
 const HOUR: i64 = 3_600_000;
 const DAY: i64 = 24 * HOUR;
 
+mod context;
+mod draw;
 mod harvest;
 mod places;
 mod season;

@@ -8,6 +8,7 @@
 //! written without reading their parents' ids back, many rows to an `INSERT` (the store's bulk insert) and one
 //! transaction per table.
 
+mod passes;
 mod plan;
 
 use std::time::Instant;
@@ -18,7 +19,7 @@ use store::{Arg, Store};
 
 use crate::rows::{int, live, opt_int, read, text};
 use crate::DEMO_ACCOUNTS;
-use plan::{Bases, Pass, Plan, References, TagGroup, EVENT_CODES};
+use plan::{Bases, Plan, References, TagGroup, EVENT_CODES};
 
 /// External codes of the farmers this module makes start with this, which tells a grown society from a demo one.
 const MARK: &str = "BENCH-";
@@ -94,12 +95,6 @@ async fn references(store: &Store) -> Result<References, AdminError> {
         .ok_or_else(|| AdminError::Invalid(format!("no demo account {integrator}: seed the demo first")))?;
     let creator = user(field_user).await?.first().map(|row| int(row, 0));
     let society = [("society_id", Arg::from(society_id))];
-    let with_id = |more: &[(&'static str, Kind)]| -> Vec<(&'static str, Kind)> {
-        [("id", Kind::Int), ("deleted_at", Kind::Int)]
-            .into_iter()
-            .chain(more.iter().copied())
-            .collect()
-    };
     let live_rows = |rows: Vec<Vec<Arg>>| -> Vec<Vec<Arg>> { rows.into_iter().filter(|row| live(row, 1)).collect() };
     let ids = |rows: Vec<Vec<Arg>>| -> Vec<i64> { live_rows(rows).iter().map(|row| int(row, 0)).collect() };
     let masters = live_rows(
@@ -140,6 +135,34 @@ async fn references(store: &Store) -> Result<References, AdminError> {
         .map(|row| (int(row, 0), opt_int(row, 2)))
         .collect();
     let applicators = ids(read(store, "applicators", &with_id(&[]), &society).await?);
+    let event_types = event_types(store).await?;
+    let tags = tag_groups(store, &society).await?;
+    Ok(References {
+        society_id,
+        creator,
+        masters,
+        varieties,
+        products,
+        statuses,
+        voucher_types,
+        labour_types,
+        machines,
+        applicators,
+        event_types,
+        tags,
+    })
+}
+
+/// The columns `id` and `deleted_at`, then `more`.
+fn with_id(more: &[(&'static str, Kind)]) -> Vec<(&'static str, Kind)> {
+    [("id", Kind::Int), ("deleted_at", Kind::Int)]
+        .into_iter()
+        .chain(more.iter().copied())
+        .collect()
+}
+
+/// The ids of the device event types the readings are drawn from, in the order of [`EVENT_CODES`].
+async fn event_types(store: &Store) -> Result<Vec<i64>, AdminError> {
     let event_type_rows = read(
         store,
         "device_event_types",
@@ -156,11 +179,16 @@ async fn references(store: &Store) -> Result<References, AdminError> {
                 .map(|row| int(row, 0))
         })
         .collect();
+    Ok(event_types)
+}
+
+/// The society's live, active tag values, grouped under their groups, by group and value id.
+async fn tag_groups(store: &Store, society: &[(&str, Arg)]) -> Result<Vec<TagGroup>, AdminError> {
     let tag_rows = read(
         store,
         "tags",
         &with_id(&[("name", Kind::Text), ("parent_id", Kind::Int), ("active", Kind::Bool)]),
-        &society,
+        society,
     )
     .await?;
     let group_name = |id: i64| tag_rows.iter().find(|row| int(row, 0) == id).map(|row| text(row, 2));
@@ -180,20 +208,7 @@ async fn references(store: &Store) -> Result<References, AdminError> {
             _ => tags.push((group_id, group_name, vec![(value_id, value_name)])),
         }
     }
-    Ok(References {
-        society_id,
-        creator,
-        masters,
-        varieties,
-        products,
-        statuses,
-        voucher_types,
-        labour_types,
-        machines,
-        applicators,
-        event_types,
-        tags,
-    })
+    Ok(tags)
 }
 
 /// Whether the demo society already grew (it grows once).
@@ -208,23 +223,8 @@ pub async fn is_large(store: &Store) -> Result<bool, AdminError> {
     Ok(!farmers.is_empty())
 }
 
-/// Grows the demo's Argentine society (see the module's documentation); the demo must be seeded, and not yet grown.
-/// `progress` is told each table as it is written.
-pub async fn grow(
-    store: &Store,
-    options: &LargeOptions,
-    progress: impl Fn(&str, u64, f64),
-) -> Result<LargeSummary, AdminError> {
-    if is_large(store).await? {
-        return Err(AdminError::Invalid("the demo society has already grown".into()));
-    }
-    let refs = references(store).await?;
-    if refs.masters.is_empty() || refs.event_types.is_empty() || refs.voucher_types.is_empty() {
-        return Err(AdminError::Invalid(
-            "the demo's catalogues are missing: seed the demo first".into(),
-        ));
-    }
-    let plots = options.farmers * options.establishments_per_farmer * options.plots_per_establishment;
+/// The first free id of every table the society grows in, for a society `society_id` that gains `plots` plots.
+async fn bases(store: &Store, society_id: i64, plots: usize) -> Result<Bases, AdminError> {
     let campaign = store.next_id("campaigns").await?;
     // No new campaign may take the id of one of the society's cultivations, nor any new cultivation the id of one
     // of its campaigns (see `backbone::society`): campaigns are numbered after the society's cultivations, and
@@ -233,7 +233,7 @@ pub async fn grow(
         store,
         "cultivations",
         &[("id", Kind::Int)],
-        &[("society_id", refs.society_id.into())],
+        &[("society_id", society_id.into())],
     )
     .await?;
     let campaign = campaign.max(
@@ -258,6 +258,27 @@ pub async fn grow(
         device: store.next_id("devices").await?,
         event: store.next_id("device_events").await?,
     };
+    Ok(bases)
+}
+
+/// Grows the demo's Argentine society (see the module's documentation); the demo must be seeded, and not yet grown.
+/// `progress` is told each table as it is written.
+pub async fn grow(
+    store: &Store,
+    options: &LargeOptions,
+    progress: impl Fn(&str, u64, f64),
+) -> Result<LargeSummary, AdminError> {
+    if is_large(store).await? {
+        return Err(AdminError::Invalid("the demo society has already grown".into()));
+    }
+    let refs = references(store).await?;
+    if refs.masters.is_empty() || refs.event_types.is_empty() || refs.voucher_types.is_empty() {
+        return Err(AdminError::Invalid(
+            "the demo's catalogues are missing: seed the demo first".into(),
+        ));
+    }
+    let plots = options.farmers * options.establishments_per_farmer * options.plots_per_establishment;
+    let bases = bases(store, refs.society_id, plots).await?;
     let origin = chrono::NaiveDate::from_ymd_opt(2025, 6, 2)
         .and_then(|d| d.and_hms_opt(11, 0, 0))
         .map_or(0, |t| t.and_utc().timestamp_millis());
@@ -273,183 +294,7 @@ pub async fn grow(
         society_id,
         tables: Vec::new(),
     };
-    let audit = ["created_at", "updated_at"];
-    let with_audit =
-        |columns: &[&'static str]| -> Vec<&'static str> { columns.iter().chain(&audit).copied().collect() };
-    debug_assert_eq!(plots, plan.plots());
-    let orders = options.work_orders;
-    let passes: Vec<Pass<'_>> = vec![
-        (
-            "farmers",
-            with_audit(&[
-                "id",
-                "society_id",
-                "name",
-                "lastname",
-                "cuit",
-                "external_code",
-                "email",
-                "phone_number",
-            ]),
-            options.farmers,
-            Box::new(|n, out| plan.farmer(n, out)),
-        ),
-        (
-            "establishments",
-            with_audit(&["id", "society_id", "farmer_id", "name", "external_code"]),
-            plan.establishments(),
-            Box::new(|n, out| plan.establishment(n, out)),
-        ),
-        (
-            "plots",
-            vec![
-                "id",
-                "society_id",
-                "establishment_id",
-                "name",
-                "area",
-                "external_code",
-                "created_by",
-                "created_at",
-                "updated_at",
-                "tags_json",
-            ],
-            plots,
-            Box::new(|n, out| plan.plot(n, out)),
-        ),
-        (
-            "plot_tags",
-            vec!["society_id", "plot_id", "tag_id"],
-            plots,
-            Box::new(|n, out| plan.plot_tag_rows(n, out)),
-        ),
-        (
-            "campaigns",
-            with_audit(&[
-                "id",
-                "society_id",
-                "master_campaign_id",
-                "plot_id",
-                "activity_status_id",
-                "name",
-                "external_code",
-                "area",
-                "planting_date",
-                "objective_yield",
-            ]),
-            plots,
-            Box::new(|n, out| plan.campaign(n, out)),
-        ),
-        (
-            "cultivations",
-            with_audit(&["id", "society_id", "plot_id", "campaign_id", "formulated_id", "area"]),
-            plots,
-            Box::new(|n, out| plan.cultivation(n, out)),
-        ),
-        (
-            "work_orders",
-            with_audit(&[
-                "id",
-                "society_id",
-                "external_id",
-                "system_id",
-                "name",
-                "date",
-                "voucher_date",
-                "voucher_type_id",
-                "pending",
-                "executed",
-                "confirmed",
-            ]),
-            orders,
-            Box::new(|k, out| plan.work_order(k, out)),
-        ),
-        (
-            "work_order_supplies",
-            with_audit(&[
-                "id",
-                "society_id",
-                "work_order_id",
-                "position",
-                "campaign_id",
-                "formulated_id",
-                "area_applied",
-                "total_applied",
-                "date",
-                "pending",
-                "executed",
-                "confirmed",
-            ]),
-            orders,
-            Box::new(|k, out| plan.supplies(k, out)),
-        ),
-        (
-            "work_order_labours",
-            with_audit(&[
-                "id",
-                "society_id",
-                "work_order_id",
-                "position",
-                "campaign_id",
-                "labour_type_id",
-                "area_applied",
-                "date",
-                "pending",
-                "executed",
-                "confirmed",
-            ]),
-            orders,
-            Box::new(|k, out| plan.labours(k, out)),
-        ),
-        (
-            "work_order_labour_machines",
-            vec!["society_id", "labour_id", "machine_id"],
-            orders,
-            Box::new(|k, out| plan.labour_links(k, out, |l| l.machine.map(|m| m.0))),
-        ),
-        (
-            "work_order_labour_contractors",
-            vec!["society_id", "labour_id", "contractor_id"],
-            orders,
-            Box::new(|k, out| plan.labour_links(k, out, |l| l.machine.and_then(|m| m.1))),
-        ),
-        (
-            "work_order_labour_applicators",
-            vec!["society_id", "labour_id", "applicator_id"],
-            orders,
-            Box::new(|k, out| plan.labour_links(k, out, |l| l.applicator)),
-        ),
-        (
-            "devices",
-            with_audit(&[
-                "id",
-                "society_id",
-                "establishment_id",
-                "name",
-                "kind",
-                "serial_number",
-                "latitude",
-                "longitude",
-            ]),
-            options.devices,
-            Box::new(|n, out| plan.device(n, out)),
-        ),
-        (
-            "device_events",
-            vec![
-                "id",
-                "society_id",
-                "device_id",
-                "device_event_type_id",
-                "recorded_at",
-                "value",
-                "created_at",
-                "updated_at",
-            ],
-            options.devices,
-            Box::new(|n, out| plan.device_events(n, out)),
-        ),
-    ];
+    let passes = passes::all(&plan, options, plots);
     for (table, columns, units, rows) in &passes {
         let table: &'static str = table;
         let started = Instant::now();
@@ -463,8 +308,8 @@ pub async fn grow(
         progress(table, written, seconds);
         summary.tables.push((table, written, seconds));
     }
-    // The bulk inserts moved PostgreSQL's sequences past the explicit ids; the triggers of `table_versions` have
-    // marked the society changed.
+    // The bulk inserts moved PostgreSQL's sequences past the explicit ids, and their transactions the society's
+    // change counters.
     store.vacuum_after_load().await?;
     Ok(summary)
 }

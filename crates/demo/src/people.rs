@@ -69,6 +69,53 @@ pub(crate) fn slug(text: &str) -> String {
         .join(".")
 }
 
+/// The tables a society's people are written to, with no rows yet: farmers, establishments, plots.
+fn tables() -> (Table, Table, Table) {
+    let farmer_rows = Table::new(
+        "farmers",
+        &[
+            "id",
+            "society_id",
+            "name",
+            "lastname",
+            "cuit",
+            "observations",
+            "external_code",
+            "email",
+            "phone_number",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let establishment_rows = Table::new(
+        "establishments",
+        &[
+            "id",
+            "society_id",
+            "farmer_id",
+            "name",
+            "external_code",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let plot_rows = Table::new(
+        "plots",
+        &[
+            "id",
+            "society_id",
+            "establishment_id",
+            "name",
+            "area",
+            "external_code",
+            "created_by",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    (farmer_rows, establishment_rows, plot_rows)
+}
+
 /// Seeds a society's farmers, establishments and plots; `field_user` is who created the plots.
 pub(crate) async fn society(
     store: &Store,
@@ -88,48 +135,7 @@ pub(crate) async fn society(
     let mut farmer_ids = Ids::of(store, "farmers").await?;
     let mut establishment_ids = Ids::of(store, "establishments").await?;
     let mut plot_ids = Ids::of(store, "plots").await?;
-    let mut farmer_rows = Table::new(
-        "farmers",
-        &[
-            "id",
-            "society_id",
-            "name",
-            "lastname",
-            "cuit",
-            "observations",
-            "external_code",
-            "email",
-            "phone_number",
-            "created_at",
-            "updated_at",
-        ],
-    );
-    let mut establishment_rows = Table::new(
-        "establishments",
-        &[
-            "id",
-            "society_id",
-            "farmer_id",
-            "name",
-            "external_code",
-            "created_at",
-            "updated_at",
-        ],
-    );
-    let mut plot_rows = Table::new(
-        "plots",
-        &[
-            "id",
-            "society_id",
-            "establishment_id",
-            "name",
-            "area",
-            "external_code",
-            "created_by",
-            "created_at",
-            "updated_at",
-        ],
-    );
+    let (mut farmer_rows, mut establishment_rows, mut plot_rows) = tables();
     for f in 0..farmers {
         clock += minute * rng.gen_range(1..90);
         let company = rng.gen_bool(0.35);

@@ -59,17 +59,14 @@ struct CountryPlanning {
     systems: &'static [System],
 }
 
-/// Seeds one society's tags and plot tags, and maps its plots to its external systems.
-pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
-    let Some(country) = COUNTRIES.iter().find(|c| c.code == society.country) else {
-        return Ok(());
-    };
-    let mut rng = StdRng::seed_from_u64(society.seed ^ SALT);
+/// The society's tag groups and values, created at `tags_at`: their rows, and each group as stored.
+fn tags(
+    country: &'static CountryPlanning,
+    society: &SocietySeed,
+    tag_ids: &mut Ids,
+    tags_at: i64,
+) -> (Table, Vec<StoredGroup>) {
     let society_id = society.society_id;
-    // Tags and systems exist before the first plot, so every plot could carry them from its creation.
-    let tags_at = society.origin - 30 * DAY;
-    let systems_at = society.origin - 10 * DAY;
-    let mut tag_ids = Ids::of(store, "tags").await?;
     let mut tag_rows = Table::new(
         "tags",
         &[
@@ -121,8 +118,16 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             live,
         });
     }
+    (tag_rows, groups)
+}
 
-    // The society was created with its country's systems (reference data); the demo dates them before its plots.
+/// The society's external systems (its country's, as reference data made them), each with how it spells a plot's
+/// id.
+async fn systems(
+    store: &Store,
+    country: &'static CountryPlanning,
+    society_id: i64,
+) -> Result<Vec<(i64, &'static str)>, AdminError> {
     let systems: Vec<(i64, &str)> = read(
         store,
         "external_systems",
@@ -141,6 +146,41 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         (int(row, 0), prefix)
     })
     .collect();
+    Ok(systems)
+}
+
+/// The plots' associations with external systems, with no rows yet.
+fn associations_table() -> Table {
+    Table::new(
+        "external_plot_associations",
+        &[
+            "society_id",
+            "plot_id",
+            "external_system_id",
+            "external_id",
+            "active",
+            "created_at",
+            "updated_at",
+            "deleted_at",
+        ],
+    )
+}
+
+/// Seeds one society's tags and plot tags, and maps its plots to its external systems.
+pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
+    let Some(country) = COUNTRIES.iter().find(|c| c.code == society.country) else {
+        return Ok(());
+    };
+    let mut rng = StdRng::seed_from_u64(society.seed ^ SALT);
+    let society_id = society.society_id;
+    // Tags and systems exist before the first plot, so every plot could carry them from its creation.
+    let tags_at = society.origin - 30 * DAY;
+    let systems_at = society.origin - 10 * DAY;
+    let mut tag_ids = Ids::of(store, "tags").await?;
+    let (tag_rows, groups) = tags(country, society, &mut tag_ids, tags_at);
+
+    // The society was created with its country's systems (reference data); the demo dates them before its plots.
+    let systems = systems(store, country, society_id).await?;
     let mut systems_dated = Vec::new();
     for (s, (id, _)) in systems.iter().enumerate() {
         let at = systems_at + i64::try_from(s).unwrap_or_default() * DAY;
@@ -160,19 +200,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
     .collect();
     let mut plot_tags = Table::new("plot_tags", &["society_id", "plot_id", "tag_id"]);
     let mut tags_json = Vec::new();
-    let mut associations = Table::new(
-        "external_plot_associations",
-        &[
-            "society_id",
-            "plot_id",
-            "external_system_id",
-            "external_id",
-            "active",
-            "created_at",
-            "updated_at",
-            "deleted_at",
-        ],
-    );
+    let mut associations = associations_table();
     for &(plot_id, created_at) in &plots {
         let mut tags = Vec::new();
         for stored in &groups {

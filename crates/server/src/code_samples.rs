@@ -219,6 +219,9 @@ fn sdk_write(call: &Call) -> Option<(&'static str, &'static str)> {
     Some(method)
 }
 
+/// What opens a parameter in a path template (`/plots/{id}`): a path with one is a detail, not a list.
+const TEMPLATE_OPEN: char = '{';
+
 fn rust(call: &Call) -> String {
     if !call.needs_system_id {
         return rust_without_sdk(call, "", NOT_THE_API);
@@ -265,7 +268,7 @@ fn rust(call: &Call) -> String {
                  println!(\"{{:?}}\", saved.value);"
             )
         }
-        ("GET", path) if call.paged && !path.contains('{') => {
+        ("GET", path) if call.paged && !path.contains(TEMPLATE_OPEN) => {
             uses.push("use client::futures_util::TryStreamExt;".to_owned());
             uses.push("use client::{Filters, Generation};".to_owned());
             let generation = if path.starts_with("/api/v3/") { "V3" } else { "V2" };
@@ -283,28 +286,7 @@ fn rust(call: &Call) -> String {
         ),
         _ => match sdk_write(call) {
             Some((method, "")) => format!("let removed = api.{method}({id}).await?;\n    println!(\"{{removed:?}}\");"),
-            Some((method, body_type)) => {
-                let batch = call.body.as_ref().is_some_and(|(example, _, _)| example.is_array());
-                let (method, body_type) = match method {
-                    "create_device_events" if !batch => ("create_device_event", body_type.to_owned()),
-                    "create_device_events" => (method, format!("Vec<client::wire::{body_type}>")),
-                    _ => (method, format!("client::wire::{body_type}")),
-                };
-                let arguments = match (method, call.path_parameters.is_empty()) {
-                    ("create_silobag_campaign", _) => "&body, None".to_owned(),
-                    (_, true) => "&body".to_owned(),
-                    (_, false) => format!("{id}, &body"),
-                };
-                let body_type = if body_type.contains("::wire::") {
-                    body_type
-                } else {
-                    format!("client::wire::{body_type}")
-                };
-                format!(
-                    "let body: {body_type} = serde_json::from_value(serde_json::json!({body_json}))?;\n    \
-                     let answer = api.{method}({arguments}).await?;\n    println!(\"{{answer:?}}\");"
-                )
-            }
+            Some((method, body_type)) => rust_sdk_write(call, method, body_type, &id, &body_json),
             None => return rust_without_sdk(call, &body_json, WITHOUT_SDK),
         },
     };
@@ -318,6 +300,30 @@ fn rust(call: &Call) -> String {
          let api = Client::builder(\"{BASE}\").build()?;\n    {login}{}\n    Ok(())\n}}",
         uses.join("\n"),
         work
+    )
+}
+
+/// The Rust sample's work for a write the SDK has `method` for, with a body of `body_type` made from `body_json`.
+fn rust_sdk_write(call: &Call, method: &str, body_type: &str, id: &str, body_json: &str) -> String {
+    let batch = call.body.as_ref().is_some_and(|(example, _, _)| example.is_array());
+    let (method, body_type) = match method {
+        "create_device_events" if !batch => ("create_device_event", body_type.to_owned()),
+        "create_device_events" => (method, format!("Vec<client::wire::{body_type}>")),
+        _ => (method, format!("client::wire::{body_type}")),
+    };
+    let arguments = match (method, call.path_parameters.is_empty()) {
+        ("create_silobag_campaign", _) => "&body, None".to_owned(),
+        (_, true) => "&body".to_owned(),
+        (_, false) => format!("{id}, &body"),
+    };
+    let body_type = if body_type.contains("::wire::") {
+        body_type
+    } else {
+        format!("client::wire::{body_type}")
+    };
+    format!(
+        "let body: {body_type} = serde_json::from_value(serde_json::json!({body_json}))?;\n    \
+         let answer = api.{method}({arguments}).await?;\n    println!(\"{{answer:?}}\");"
     )
 }
 

@@ -12,7 +12,7 @@ mod webhooks;
 use std::io::{BufRead, IsTerminal, Write};
 
 use clap::{Args, Subcommand};
-use store::admin::{NewFarmer, NewUser};
+use store::admin::{Admin, NewFarmer, NewUser};
 
 use crate::settings::{connect, DatabaseArgs, Failure};
 
@@ -207,46 +207,7 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
                 );
             }
         }
-        AdminCommand::User(UserCommand::Create {
-            society,
-            email,
-            name,
-            lastname,
-            roles,
-        }) => {
-            let password = read_password()?;
-            let user = NewUser {
-                society_id: society,
-                email,
-                name,
-                lastname,
-                password,
-                roles,
-            };
-            println!("{}", admin.create_user(&user).await?);
-        }
-        AdminCommand::User(UserCommand::List { society }) => {
-            for user in admin.users(society).await? {
-                let name = [Some(user.name.as_str()), user.lastname.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                println!(
-                    "{}\t{}\t{}\t{}\t{}\t{}",
-                    user.id,
-                    user.society_id,
-                    user.email,
-                    name,
-                    user.roles,
-                    if user.active { "active" } else { "inactive" }
-                );
-            }
-        }
-        AdminCommand::User(UserCommand::Roles { email, roles }) => {
-            admin.set_roles(&email, &roles).await?;
-            println!("roles of {email}: {}", roles.join(", "));
-        }
+        AdminCommand::User(command) => user(&admin, command).await?,
         AdminCommand::Farmer(FarmerCommand::Create {
             society,
             name,
@@ -283,6 +244,53 @@ pub async fn run(args: AdminArgs) -> Result<(), Failure> {
         AdminCommand::Webhook(command) => webhooks::run(&store, command).await?,
     }
     store.close().await;
+    Ok(())
+}
+
+/// Runs `tranquera admin user …`.
+async fn user(admin: &Admin<'_>, command: UserCommand) -> Result<(), Failure> {
+    match command {
+        UserCommand::Create {
+            society,
+            email,
+            name,
+            lastname,
+            roles,
+        } => {
+            let password = read_password()?;
+            let user = NewUser {
+                society_id: society,
+                email,
+                name,
+                lastname,
+                password,
+                roles,
+            };
+            println!("{}", admin.create_user(&user).await?);
+        }
+        UserCommand::List { society } => {
+            for user in admin.users(society).await? {
+                let name = [Some(user.name.as_str()), user.lastname.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    user.id,
+                    user.society_id,
+                    user.email,
+                    name,
+                    user.roles,
+                    if user.active { "active" } else { "inactive" }
+                );
+            }
+        }
+        UserCommand::Roles { email, roles } => {
+            admin.set_roles(&email, &roles).await?;
+            println!("roles of {email}: {}", roles.join(", "));
+        }
+    }
     Ok(())
 }
 

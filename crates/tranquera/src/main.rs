@@ -22,8 +22,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// mimalloc rather than glibc's allocator: a request allocates and frees many small values (rows, strings, the
-/// answer's buffer) on whichever worker thread runs it, and glibc's malloc was a sixth of the server's CPU on an
-/// uncached page (docs/performance.md, "The allocator").
+/// answer's buffer) on whichever worker thread runs it, and glibc's malloc was a large part of the server's work on
+/// an uncached page.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -31,8 +31,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the same in mimalloc 2 and 3, which keep retired options' places.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Has mimalloc hand memory that is free again back to the system at once, instead of a second later: with 64
-/// connections the delay raised the peak resident memory from 44 to 60 MB. It costs part of mimalloc's gain on kept
+/// Has mimalloc hand memory that is free again back to the system at once, instead of a second later: with many
+/// connections the delay raised the peak resident memory markedly. It costs part of mimalloc's gain on kept
 /// pages (the `madvise` calls), none on the uncached ones.
 #[allow(
     unsafe_code,
@@ -44,9 +44,9 @@ fn return_free_memory_at_once() {
 }
 
 /// How many heaps glibc's `malloc` may keep. Only SQLite, which is C, allocates there (Rust goes to mimalloc), and
-/// glibc gives each thread that finds the heap busy an arena of its own: five arenas held 9.4 MB on a SQLite server
-/// with 64 connections, mostly each connection's parse of the schema spread over them. One arena holds the same
-/// live memory with less slack: 0.3-0.4 MB less at the memory row's peak (docs/performance.md, "one glibc arena").
+/// glibc gives each thread that finds the heap busy an arena of its own: on a SQLite server with many connections
+/// they hold mostly each connection's parse of the schema, spread over them. One arena holds the same live memory
+/// with less slack.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const GLIBC_ARENAS: libc::c_int = 1;
 

@@ -110,82 +110,13 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         created_at: int(row, 2),
     })
     .collect();
-    let species = by_key(store, "species", &[]).await?;
-    let cycles: HashMap<String, (i64, String)> = read(
-        store,
-        "master_campaign_cycles",
-        &[
-            ("id", Kind::Int),
-            ("reference_key", Kind::Text),
-            ("start_date", Kind::Text),
-        ],
-        &[("country", society.country.into())],
-    )
-    .await?
-    .iter()
-    .map(|row| (text(row, 1), (int(row, 0), text(row, 2))))
-    .collect();
-    let times = by_key(store, "planting_times", &[("country", society.country.into())]).await?;
+    let created = society.origin + 45 * 24 * 3_600_000;
+    let (masters, plans) = masters(store, society, created).await?;
     let statuses: Vec<i64> = read(store, "activity_statuses", &[("id", Kind::Int)], &[])
         .await?
         .iter()
         .map(|row| int(row, 0))
         .collect();
-    let varieties: Vec<(i64, i64)> = read(
-        store,
-        "formulateds",
-        &[("id", Kind::Int), ("species_id", Kind::Int)],
-        &[("country", society.country.into())],
-    )
-    .await?
-    .iter()
-    .filter_map(|row| opt_int(row, 1).map(|species_id| (int(row, 0), species_id)))
-    .collect();
-    let created = society.origin + 45 * 24 * 3_600_000;
-    let mut master_ids = Ids::of(store, "master_campaigns").await?;
-    let mut masters = Table::new(
-        "master_campaigns",
-        &[
-            "id",
-            "society_id",
-            "name",
-            "species_id",
-            "planting_time_id",
-            "cycle_id",
-            "created_at",
-            "updated_at",
-        ],
-    );
-    let mut plans = Vec::new();
-    for (_, name, species_key, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
-        let (Some(species_id), Some(time_id), Some((cycle_id, cycle_start))) =
-            (species.get(*species_key), times.get(*time), cycles.get(*cycle))
-        else {
-            continue;
-        };
-        let id = master_ids.next();
-        masters.row([
-            id.into(),
-            society_id.into(),
-            (*name).into(),
-            (*species_id).into(),
-            (*time_id).into(),
-            (*cycle_id).into(),
-            created.into(),
-            created.into(),
-        ]);
-        plans.push(Planning {
-            id,
-            name,
-            objective_yield: *objective,
-            varieties: varieties
-                .iter()
-                .filter(|(_, s)| s == species_id)
-                .map(|(id, _)| *id)
-                .collect(),
-            planting_date: planting_date(cycle_start, society.country),
-        });
-    }
     let mut campaign_ids = Ids::of(store, "campaigns").await?;
     let mut campaigns = Table::new(
         "campaigns",
@@ -253,8 +184,95 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             }
         }
     }
+    let cultivations = cultivations(store, sown, campaign_ids.peek()).await?;
+    masters.write(store).await?;
+    campaigns.write(store).await?;
+    cultivations.write(store).await?;
+    Ok(())
+}
+
+/// The society's master campaigns of its country, created at `created`: their rows, and what each one's campaigns
+/// need.
+async fn masters(store: &Store, society: &SocietySeed, created: i64) -> Result<(Table, Vec<Planning>), AdminError> {
+    let society_id = society.society_id;
+    let species = by_key(store, "species", &[]).await?;
+    let cycles: HashMap<String, (i64, String)> = read(
+        store,
+        "master_campaign_cycles",
+        &[
+            ("id", Kind::Int),
+            ("reference_key", Kind::Text),
+            ("start_date", Kind::Text),
+        ],
+        &[("country", society.country.into())],
+    )
+    .await?
+    .iter()
+    .map(|row| (text(row, 1), (int(row, 0), text(row, 2))))
+    .collect();
+    let times = by_key(store, "planting_times", &[("country", society.country.into())]).await?;
+    let varieties: Vec<(i64, i64)> = read(
+        store,
+        "formulateds",
+        &[("id", Kind::Int), ("species_id", Kind::Int)],
+        &[("country", society.country.into())],
+    )
+    .await?
+    .iter()
+    .filter_map(|row| opt_int(row, 1).map(|species_id| (int(row, 0), species_id)))
+    .collect();
+    let mut master_ids = Ids::of(store, "master_campaigns").await?;
+    let mut masters = Table::new(
+        "master_campaigns",
+        &[
+            "id",
+            "society_id",
+            "name",
+            "species_id",
+            "planting_time_id",
+            "cycle_id",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let mut plans = Vec::new();
+    for (_, name, species_key, time, cycle, objective) in MASTER_CAMPAIGNS.iter().filter(|m| m.0 == society.country) {
+        let (Some(species_id), Some(time_id), Some((cycle_id, cycle_start))) =
+            (species.get(*species_key), times.get(*time), cycles.get(*cycle))
+        else {
+            continue;
+        };
+        let id = master_ids.next();
+        masters.row([
+            id.into(),
+            society_id.into(),
+            (*name).into(),
+            (*species_id).into(),
+            (*time_id).into(),
+            (*cycle_id).into(),
+            created.into(),
+            created.into(),
+        ]);
+        plans.push(Planning {
+            id,
+            name,
+            objective_yield: *objective,
+            varieties: varieties
+                .iter()
+                .filter(|(_, s)| s == species_id)
+                .map(|(id, _)| *id)
+                .collect(),
+            planting_date: planting_date(cycle_start, society.country),
+        });
+    }
+    Ok((masters, plans))
+}
+
+/// The cultivations of the campaigns `sown`, numbered from the first id after both the table's and the society's
+/// campaigns (`after_campaigns`).
+async fn cultivations(store: &Store, sown: Vec<[Arg; 6]>, after_campaigns: i64) -> Result<Table, AdminError> {
     let next_cultivation = store.next_id("cultivations").await?;
-    let mut cultivation_ids = Ids::from(next_cultivation.max(campaign_ids.peek()));
+    let mut cultivation_ids = Ids::from(next_cultivation.max(after_campaigns));
     let mut cultivations = Table::new(
         "cultivations",
         &[
@@ -280,10 +298,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
             at,
         ]);
     }
-    masters.write(store).await?;
-    campaigns.write(store).await?;
-    cultivations.write(store).await?;
-    Ok(())
+    Ok(cultivations)
 }
 
 /// A sowing date typical of the cycle: spring sowing in Argentina and Brazil, the middle of the cycle's first month

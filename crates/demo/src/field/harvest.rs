@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use rand::rngs::StdRng;
 use rand::Rng;
 
-use super::places::{crop, Place};
-use super::season::{fixed, planting_start, round2, round_degrees, CampaignRow, Context};
+use super::context::{CampaignRow, Context};
+use super::draw::{fixed, planting_start, round2, round_degrees};
+use super::places::{crop, Crop, Place};
 use super::tables::Season;
 use super::{DAY, HOUR};
 use crate::SocietySeed;
@@ -15,117 +16,142 @@ use crate::SocietySeed;
 /// Planting and harvest progress, and the controls of each campaign.
 pub(super) fn progress_and_controls(rng: &mut StdRng, society: &SocietySeed, ctx: &Context, season: &mut Season) {
     let society_id = society.society_id;
-    let unit = |abbreviation: &str| ctx.units.iter().find(|(a, _)| a == abbreviation).map(|(_, id)| *id);
     for campaign in &ctx.campaigns {
         let profile = crop(&campaign.scientific_name, &campaign.species_name);
         let start = planting_start(campaign, society.origin);
-        let mut day = start;
+        progress(rng, society_id, campaign, start, &profile, season);
+        controls(rng, society_id, ctx, campaign, start, &profile, season);
+    }
+}
+
+/// A campaign's planting progress from `start`, and its harvest progress when it is harvested.
+fn progress(
+    rng: &mut StdRng,
+    society_id: i64,
+    campaign: &CampaignRow,
+    start: i64,
+    profile: &Crop,
+    season: &mut Season,
+) {
+    let mut day = start;
+    let mut percent: f64 = 0.0;
+    while percent < 100.0 {
+        percent = (percent + rng.gen_range(20.0..55.0)).min(100.0);
+        let at = day + rng.gen_range(16..20) * HOUR;
+        season.progress.row([
+            society_id.into(),
+            "planting".into(),
+            campaign.id.into(),
+            campaign.plot_id.into(),
+            at.into(),
+            fixed(campaign.area * percent / 100.0, 2).into(),
+            fixed(percent, 2).into(),
+            None::<f64>.into(),
+            None::<f64>.into(),
+            at.into(),
+            at.into(),
+        ]);
+        day += rng.gen_range(2..6) * DAY;
+    }
+    // Most campaigns of the demo's season are harvested; the rest are still in the field.
+    if rng.gen_bool(0.8) {
+        let mut day = start + profile.days * DAY;
         let mut percent: f64 = 0.0;
+        let expected = rng.gen_range(profile.yield_kg_ha.0..profile.yield_kg_ha.1);
         while percent < 100.0 {
-            percent = (percent + rng.gen_range(20.0..55.0)).min(100.0);
-            let at = day + rng.gen_range(16..20) * HOUR;
+            percent = (percent + rng.gen_range(15.0..45.0)).min(100.0);
+            let at = day + rng.gen_range(17..21) * HOUR;
+            let harvested = expected * rng.gen_range(0.92..1.08);
+            let humidity = rng.gen_range(profile.humidity.0..profile.humidity.1);
             season.progress.row([
                 society_id.into(),
-                "planting".into(),
+                "harvest".into(),
                 campaign.id.into(),
                 campaign.plot_id.into(),
                 at.into(),
                 fixed(campaign.area * percent / 100.0, 2).into(),
                 fixed(percent, 2).into(),
-                None::<f64>.into(),
-                None::<f64>.into(),
+                Some(fixed(harvested, 0)).into(),
+                Some(fixed(humidity, 1)).into(),
                 at.into(),
                 at.into(),
             ]);
-            day += rng.gen_range(2..6) * DAY;
+            day += rng.gen_range(1..5) * DAY;
         }
-        // Most campaigns of the demo's season are harvested; the rest are still in the field.
-        if rng.gen_bool(0.8) {
-            let mut day = start + profile.days * DAY;
-            let mut percent: f64 = 0.0;
-            let expected = rng.gen_range(profile.yield_kg_ha.0..profile.yield_kg_ha.1);
-            while percent < 100.0 {
-                percent = (percent + rng.gen_range(15.0..45.0)).min(100.0);
-                let at = day + rng.gen_range(17..21) * HOUR;
-                let harvested = expected * rng.gen_range(0.92..1.08);
-                let humidity = rng.gen_range(profile.humidity.0..profile.humidity.1);
-                season.progress.row([
-                    society_id.into(),
-                    "harvest".into(),
-                    campaign.id.into(),
-                    campaign.plot_id.into(),
-                    at.into(),
-                    fixed(campaign.area * percent / 100.0, 2).into(),
-                    fixed(percent, 2).into(),
-                    Some(fixed(harvested, 0)).into(),
-                    Some(fixed(humidity, 1)).into(),
-                    at.into(),
-                    at.into(),
-                ]);
-                day += rng.gen_range(1..5) * DAY;
-            }
-        }
-        let seed_product = ctx
+    }
+}
+
+/// The fertilisation, planting and plant-stand controls of a campaign planted at `start`; some are not made.
+fn controls(
+    rng: &mut StdRng,
+    society_id: i64,
+    ctx: &Context,
+    campaign: &CampaignRow,
+    start: i64,
+    profile: &Crop,
+    season: &mut Season,
+) {
+    let unit = |abbreviation: &str| ctx.units.iter().find(|(a, _)| a == abbreviation).map(|(_, id)| *id);
+    let seed_product = ctx
+        .products
+        .iter()
+        .filter(|(_, s, _)| *s == Some(campaign.species_id))
+        .map(|(id, _, _)| *id)
+        .next();
+    let fertiliser = {
+        let fertilisers: Vec<i64> = ctx
             .products
             .iter()
-            .filter(|(_, s, _)| *s == Some(campaign.species_id))
+            .filter(|(_, _, code)| code == "FER" || code == "FEL")
             .map(|(id, _, _)| *id)
-            .next();
-        let fertiliser = {
-            let fertilisers: Vec<i64> = ctx
-                .products
-                .iter()
-                .filter(|(_, _, code)| code == "FER" || code == "FEL")
-                .map(|(id, _, _)| *id)
-                .collect();
-            (!fertilisers.is_empty()).then(|| fertilisers[rng.gen_range(0..fertilisers.len())])
-        };
-        let planned = [
-            (
-                "fertilization",
-                unit("kg/ha"),
-                fertiliser,
-                rng.gen_range(80.0..220.0_f64).round(),
-                start - 2 * DAY,
-            ),
-            (
-                "planting",
-                unit("semillas/m"),
-                seed_product,
-                profile.seeds_per_m,
-                start + DAY,
-            ),
-            (
-                "plant_stand",
-                unit("plantas/ha"),
-                None,
-                profile.plants_per_ha,
-                start + 25 * DAY,
-            ),
-        ];
-        for (kind, unit_id, product, target, day) in planned {
-            let Some(unit_id) = unit_id else { continue };
-            if !rng.gen_bool(0.75) {
-                continue;
-            }
-            let measured = target * rng.gen_range(0.85..1.06);
-            // Plants are counted: a stand is a whole number per hectare.
-            let measured = if target >= 1000.0 { measured.round() } else { measured };
-            let at = day + rng.gen_range(9..18) * HOUR;
-            season.controls.row([
-                society_id.into(),
-                kind.into(),
-                campaign.id.into(),
-                campaign.plot_id.into(),
-                at.into(),
-                product.into(),
-                unit_id.into(),
-                fixed(target, 2).into(),
-                fixed(measured, 2).into(),
-                at.into(),
-                at.into(),
-            ]);
+            .collect();
+        (!fertilisers.is_empty()).then(|| fertilisers[rng.gen_range(0..fertilisers.len())])
+    };
+    let planned = [
+        (
+            "fertilization",
+            unit("kg/ha"),
+            fertiliser,
+            rng.gen_range(80.0..220.0_f64).round(),
+            start - 2 * DAY,
+        ),
+        (
+            "planting",
+            unit("semillas/m"),
+            seed_product,
+            profile.seeds_per_m,
+            start + DAY,
+        ),
+        (
+            "plant_stand",
+            unit("plantas/ha"),
+            None,
+            profile.plants_per_ha,
+            start + 25 * DAY,
+        ),
+    ];
+    for (kind, unit_id, product, target, day) in planned {
+        let Some(unit_id) = unit_id else { continue };
+        if !rng.gen_bool(0.75) {
+            continue;
         }
+        let measured = target * rng.gen_range(0.85..1.06);
+        // Plants are counted: a stand is a whole number per hectare.
+        let measured = if target >= 1000.0 { measured.round() } else { measured };
+        let at = day + rng.gen_range(9..18) * HOUR;
+        season.controls.row([
+            society_id.into(),
+            kind.into(),
+            campaign.id.into(),
+            campaign.plot_id.into(),
+            at.into(),
+            product.into(),
+            unit_id.into(),
+            fixed(target, 2).into(),
+            fixed(measured, 2).into(),
+            at.into(),
+            at.into(),
+        ]);
     }
 }
 
@@ -233,7 +259,7 @@ pub(super) fn weather(rng: &mut StdRng, society: &SocietySeed, place: &Place, ct
     }
     for plot in ctx.plots.iter().step_by(5).take(30) {
         let date = society.origin + rng.gen_range(10..330) * DAY + rng.gen_range(8..19) * HOUR;
-        let (created, updated, deleted, active) = super::season::audit(rng, date);
+        let (created, updated, deleted, active) = super::draw::audit(rng, date);
         let sample_id = season.sample_ids.next();
         let observations = rng
             .gen_bool(0.4)
@@ -251,7 +277,7 @@ pub(super) fn weather(rng: &mut StdRng, society: &SocietySeed, place: &Place, ct
             deleted.into(),
         ]);
         for _ in 0..rng.gen_range(1..=2) {
-            let (created, updated, deleted, active) = super::season::audit(rng, date);
+            let (created, updated, deleted, active) = super::draw::audit(rng, date);
             let anomaly_type = ctx.anomaly_types[rng.gen_range(0..ctx.anomaly_types.len())];
             season.anomalies.row([
                 society_id.into(),

@@ -174,36 +174,11 @@ pub(super) fn plan_order(
     };
     let mut supplies = Vec::new();
     let mut labours = Vec::new();
-    let kind = match (task, labour) {
-        (Task::Spray, "Pulverización aérea") => 5,
-        (Task::Spray, _) => 0,
-        (Task::Sow, _) => 1,
-        (Task::Harvest, _) => 2,
-        (Task::Fertilise, _) => 4,
-        (Task::Field, _) => 3,
-    };
+    let kind = machine_kind(task, labour);
     let fitting: Vec<&(usize, i64, Option<i64>)> = ctx.machines.iter().filter(|m| m.0 == kind).collect();
     for target in targets {
         let area = round2(target.area * rng.gen_range(0.9..=1.0));
-        let candidates: Vec<&Product> = ctx
-            .products
-            .iter()
-            .filter(|p| match task {
-                Task::Spray => !p.is_seed() && !p.is_fertiliser(),
-                Task::Sow => p.species.as_deref() == Some(target.species.as_str()),
-                Task::Fertilise => p.is_fertiliser(),
-                Task::Harvest | Task::Field => false,
-            })
-            .collect();
-        let wanted = if task == Task::Spray { rng.gen_range(1..=3) } else { 1 };
-        let mut chosen: Vec<&Product> = Vec::new();
-        for _ in 0..wanted {
-            if let Some(product) = pick(rng, &candidates) {
-                if !chosen.iter().any(|c| c.id == product.id) {
-                    chosen.push(product);
-                }
-            }
-        }
+        let chosen = products_for(rng, ctx, task, target);
         for product in chosen {
             supplies.push(PlannedSupply {
                 campaign_id: target.id,
@@ -214,17 +189,7 @@ pub(super) fn plan_order(
             });
         }
         let machine = pick(rng, &fitting).map(|m| (m.1, m.2));
-        let applicators = match (task, machine) {
-            // The operator who runs this sprayer, when one does.
-            (Task::Spray, Some((id, _))) => ctx
-                .applicators
-                .iter()
-                .find(|(_, own)| own.contains(&id))
-                .map(|(applicator, _)| *applicator)
-                .into_iter()
-                .collect(),
-            _ => Vec::new(),
-        };
+        let applicators = operators(ctx, task, machine);
         labours.push(PlannedLabour {
             campaign_id: target.id,
             labour_type_id: labour_type(labour),
@@ -251,6 +216,58 @@ pub(super) fn plan_order(
         supplies,
         labours,
     })
+}
+
+/// The kind index (into `Local::kinds`) of the machines that do `task` as `labour`.
+fn machine_kind(task: Task, labour: &str) -> usize {
+    match (task, labour) {
+        (Task::Spray, "Pulverización aérea") => 5,
+        (Task::Spray, _) => 0,
+        (Task::Sow, _) => 1,
+        (Task::Harvest, _) => 2,
+        (Task::Fertilise, _) => 4,
+        (Task::Field, _) => 3,
+    }
+}
+
+/// The products an order doing `task` applies on `target`: one to three distinct ones for a spraying, one otherwise,
+/// none for a harvest or field work.
+fn products_for<'a>(rng: &mut StdRng, ctx: &OrderContext<'a>, task: Task, target: &Target) -> Vec<&'a Product> {
+    let candidates: Vec<&Product> = ctx
+        .products
+        .iter()
+        .filter(|p| match task {
+            Task::Spray => !p.is_seed() && !p.is_fertiliser(),
+            Task::Sow => p.species.as_deref() == Some(target.species.as_str()),
+            Task::Fertilise => p.is_fertiliser(),
+            Task::Harvest | Task::Field => false,
+        })
+        .collect();
+    let wanted = if task == Task::Spray { rng.gen_range(1..=3) } else { 1 };
+    let mut chosen: Vec<&Product> = Vec::new();
+    for _ in 0..wanted {
+        if let Some(product) = pick(rng, &candidates) {
+            if !chosen.iter().any(|c| c.id == product.id) {
+                chosen.push(product);
+            }
+        }
+    }
+    chosen
+}
+
+/// The applicators of a labour doing `task` with `machine` (id, owning contractor).
+fn operators(ctx: &OrderContext<'_>, task: Task, machine: Option<(i64, Option<i64>)>) -> Vec<i64> {
+    match (task, machine) {
+        // The operator who runs this sprayer, when one does.
+        (Task::Spray, Some((id, _))) => ctx
+            .applicators
+            .iter()
+            .find(|(_, own)| own.contains(&id))
+            .map(|(applicator, _)| *applicator)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 pub(super) struct PlannedJob {

@@ -179,7 +179,7 @@ pub fn read_rows(
         .encoding(Some(survey.encoding))
         .bom_override(true)
         .build(File::open(path)?);
-    let mut text = BufReader::with_capacity(1 << 16, decoded);
+    let text = BufReader::with_capacity(1 << 16, decoded);
     // A refused row is handed on too, when it has a code: another row may repeat it, which the store finds.
     let mut hand_on = |line: u64, (row, violations): (Row, Vec<Violation>), outcome: &mut Reading| {
         outcome.rows += 1;
@@ -193,112 +193,130 @@ pub fn read_rows(
         }
     };
     match format {
-        Format::Csv => {
-            let mut first = String::new();
-            text.read_line(&mut first)?;
-            let first = first.trim_start_matches('\u{feff}').to_owned();
-            let separator = separator(&first);
-            let mut csv = csv::ReaderBuilder::new()
-                .delimiter(separator)
-                .flexible(true)
-                .from_reader(Cursor::new(first.into_bytes()).chain(text));
-            let names: Vec<String> = csv.headers()?.iter().map(str::to_owned).collect();
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            // Spreadsheets of the region write decimal commas in the files they separate with `;` or tabs.
-            let header = match Header::new(fields, &names, true, separator != b',') {
-                Ok(header) => header,
-                Err(violations) => {
-                    outcome.problems.push(Problem::invalid(1, violations));
-                    return Ok(outcome);
-                }
-            };
-            outcome.present = header.present();
-            let mut record = csv::StringRecord::new();
-            loop {
-                match csv.read_record(&mut record) {
-                    Ok(false) => break,
-                    Ok(true) => {}
-                    Err(error) => {
-                        let line = error.position().map_or(0, csv::Position::line);
-                        let violation = Violation::new("", Rule::Malformed(error.to_string()));
-                        outcome.problems.push(Problem::invalid(line, vec![violation]));
-                        if error.is_io_error() {
-                            break;
-                        }
-                        continue;
-                    }
-                }
-                let line = record.position().map_or(0, csv::Position::line);
-                // Spreadsheets leave rows of empty cells (`;;;`) after the data.
-                if record.iter().all(|cell| cell.trim().is_empty()) {
-                    continue;
-                }
-                if record.len() != header.width() {
-                    let rule = Rule::Cells {
-                        found: record.len(),
-                        expected: header.width(),
-                    };
-                    outcome
-                        .problems
-                        .push(Problem::invalid(line, vec![Violation::new("", rule)]));
-                    continue;
-                }
-                let cells: Vec<Cell<'_>> = record.iter().map(|cell| Cell::Text(csv_cells::restore(cell))).collect();
-                hand_on(line, header.read(&cells), &mut outcome)?;
-            }
-        }
-        Format::Jsonl => {
-            let mut line = String::new();
-            let mut number = 0;
-            let mut last: Option<(Vec<String>, Header)> = None;
-            loop {
-                line.clear();
-                if text.read_line(&mut line)? == 0 {
-                    break;
-                }
-                number += 1;
-                let json = line.trim().trim_start_matches('\u{feff}');
-                if json.is_empty() {
-                    continue;
-                }
-                let object = match serde_json::from_str::<serde_json::Value>(json) {
-                    Ok(serde_json::Value::Object(object)) => object,
-                    Ok(_) => {
-                        let violation = Violation::new("", Rule::NotAnObject);
-                        outcome.problems.push(Problem::invalid(number, vec![violation]));
-                        continue;
-                    }
-                    Err(error) => {
-                        let violation = Violation::new("", Rule::Malformed(error.to_string()));
-                        outcome.problems.push(Problem::invalid(number, vec![violation]));
-                        continue;
-                    }
-                };
-                let names: Vec<String> = object.keys().cloned().collect();
-                // Lines of one file nearly always share their keys: their header is made once.
-                let header = match last.take() {
-                    Some((known, header)) if known == names => header,
-                    _ => {
-                        let keys: Vec<&str> = names.iter().map(String::as_str).collect();
-                        match Header::new(fields, &keys, false, false) {
-                            Ok(header) => header,
-                            Err(violations) => {
-                                outcome.problems.push(Problem::invalid(number, violations));
-                                continue;
-                            }
-                        }
-                    }
-                };
-                for (seen, present) in outcome.present.iter_mut().zip(header.present()) {
-                    *seen |= present;
-                }
-                let cells: Vec<Cell<'_>> = object.values().map(cell).collect();
-                hand_on(number, header.read(&cells), &mut outcome)?;
-                last = Some((names, header));
-            }
-        }
+        Format::Csv => read_csv(text, fields, &mut outcome, &mut hand_on)?,
+        Format::Jsonl => read_jsonl(text, fields, &mut outcome, &mut hand_on)?,
     }
     Ok(outcome)
+}
+
+/// Reads the rows of a CSV file, its header first, handing each on with `hand_on`.
+fn read_csv(
+    mut text: impl BufRead,
+    fields: &[Field],
+    outcome: &mut Reading,
+    hand_on: &mut impl FnMut(u64, (Row, Vec<Violation>), &mut Reading) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut first = String::new();
+    text.read_line(&mut first)?;
+    let first = first.trim_start_matches('\u{feff}').to_owned();
+    let separator = separator(&first);
+    let mut csv = csv::ReaderBuilder::new()
+        .delimiter(separator)
+        .flexible(true)
+        .from_reader(Cursor::new(first.into_bytes()).chain(text));
+    let names: Vec<String> = csv.headers()?.iter().map(str::to_owned).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // Spreadsheets of the region write decimal commas in the files they separate with `;` or tabs.
+    let header = match Header::new(fields, &names, true, separator != b',') {
+        Ok(header) => header,
+        Err(violations) => {
+            outcome.problems.push(Problem::invalid(1, violations));
+            return Ok(());
+        }
+    };
+    outcome.present = header.present();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match csv.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(error) => {
+                let line = error.position().map_or(0, csv::Position::line);
+                let violation = Violation::new("", Rule::Malformed(error.to_string()));
+                outcome.problems.push(Problem::invalid(line, vec![violation]));
+                if error.is_io_error() {
+                    break;
+                }
+                continue;
+            }
+        }
+        let line = record.position().map_or(0, csv::Position::line);
+        // Spreadsheets leave rows of empty cells (`;;;`) after the data.
+        if record.iter().all(|cell| cell.trim().is_empty()) {
+            continue;
+        }
+        if record.len() != header.width() {
+            let rule = Rule::Cells {
+                found: record.len(),
+                expected: header.width(),
+            };
+            outcome
+                .problems
+                .push(Problem::invalid(line, vec![Violation::new("", rule)]));
+            continue;
+        }
+        let cells: Vec<Cell<'_>> = record.iter().map(|cell| Cell::Text(csv_cells::restore(cell))).collect();
+        hand_on(line, header.read(&cells), outcome)?;
+    }
+    Ok(())
+}
+
+/// Reads the rows of a JSONL file, one object a line, handing each on with `hand_on`.
+fn read_jsonl(
+    mut text: impl BufRead,
+    fields: &[Field],
+    outcome: &mut Reading,
+    hand_on: &mut impl FnMut(u64, (Row, Vec<Violation>), &mut Reading) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut line = String::new();
+    let mut number = 0;
+    let mut last: Option<(Vec<String>, Header)> = None;
+    loop {
+        line.clear();
+        if text.read_line(&mut line)? == 0 {
+            break;
+        }
+        number += 1;
+        let json = line.trim().trim_start_matches('\u{feff}');
+        if json.is_empty() {
+            continue;
+        }
+        let object = match serde_json::from_str::<serde_json::Value>(json) {
+            Ok(serde_json::Value::Object(object)) => object,
+            Ok(_) => {
+                let violation = Violation::new("", Rule::NotAnObject);
+                outcome.problems.push(Problem::invalid(number, vec![violation]));
+                continue;
+            }
+            Err(error) => {
+                let violation = Violation::new("", Rule::Malformed(error.to_string()));
+                outcome.problems.push(Problem::invalid(number, vec![violation]));
+                continue;
+            }
+        };
+        let names: Vec<String> = object.keys().cloned().collect();
+        // Lines of one file nearly always share their keys: their header is made once.
+        let header = match last.take() {
+            Some((known, header)) if known == names => header,
+            _ => {
+                let keys: Vec<&str> = names.iter().map(String::as_str).collect();
+                match Header::new(fields, &keys, false, false) {
+                    Ok(header) => header,
+                    Err(violations) => {
+                        outcome.problems.push(Problem::invalid(number, violations));
+                        continue;
+                    }
+                }
+            }
+        };
+        for (seen, present) in outcome.present.iter_mut().zip(header.present()) {
+            *seen |= present;
+        }
+        let cells: Vec<Cell<'_>> = object.values().map(cell).collect();
+        hand_on(number, header.read(&cells), outcome)?;
+        last = Some((names, header));
+    }
+    Ok(())
 }
 
 /// A JSON value as a cell.

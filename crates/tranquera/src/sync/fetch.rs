@@ -29,11 +29,11 @@ use crate::settings::Failure;
 const REQUESTS_AT_ONCE: usize = 4;
 /// Pages fetched ahead of the one being stored, answered or still asked for, at most. A request goes out as soon as
 /// another is answered, not when the mirror has stored the pages before it: the mirror is shared by the lists synced
-/// at once, and while it stored one list's pages, a window of four left the server idle on the other's. With sixteen,
-/// the PostgreSQL full sync took 14.8-16.7 s, against 16.7-18.0 s with four (`docs/performance.md`).
+/// at once, and while it stored one list's pages, a window of four left the server idle on the other's; with sixteen
+/// the PostgreSQL full sync ends sooner.
 const MOST_AHEAD: usize = 16;
 /// What the pages ahead may hold, judged by the first page's records: sixteen pages of 500 work orders with their
-/// lines held 80 MB, and the client, slower for it, made the SQLite full sync slower.
+/// lines held too much memory, and the client, slower for it, made the SQLite full sync slower.
 const BYTES_AHEAD: usize = 8 << 20;
 
 /// How many pages to fetch ahead of a list whose first page's records were `first_page_bytes` long.

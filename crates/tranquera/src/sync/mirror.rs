@@ -65,12 +65,12 @@ impl Mirror {
             .journal_mode(SqliteJournalMode::Wal)
             // A page's commit need not reach the disk: a resource interrupted half-way is fetched again whole, and
             // `settle` makes a finished resource durable before the state file says so. One `fsync` a page was
-            // 6 % of a full sync's client time.
+            // a noticeable part of a full sync's client time.
             .synchronous(SqliteSynchronous::Normal)
             // A new mirror's pages are 16 KiB, not SQLite's 4 KiB: the log then takes a page's records in a quarter of
-            // the writes. The client's kernel time in the PostgreSQL full sync fell by about a second, and the end of
-            // the sync, where the client is the busier core, came sooner (docs/performance.md). A file made before
-            // keeps its pages: their size is fixed when the file is made.
+            // the writes. The client's kernel time in the PostgreSQL full sync fell, and the end of the sync, where
+            // the client is the busier core, came sooner. A file made before keeps its pages: their size is fixed
+            // when the file is made.
             .page_size(MIRROR_PAGE_BYTES)
             .busy_timeout(Duration::from_secs(10));
         // One connection: the sync writes page after page, and a single writer never waits on itself.
