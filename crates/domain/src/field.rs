@@ -1,6 +1,9 @@
 //! Writes of the farm field ("field" here means the farm's field, not a record's field): silobag campaign rows, IoT
 //! devices and their readings (device events), as commands with the rules each must meet before anything is stored.
-//! Whether the records they name are live is the store's to find.
+//! Each command's own rules (`check`) need no database; the rules about the records it names are decided here too,
+//! over what the store found for them in the write's transaction.
+
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
@@ -47,6 +50,17 @@ impl NewSilobagCampaign {
         }
         text::check("observations", &self.observations, Text::Observations, &mut violations);
         verdict(violations)
+    }
+
+    /// The rules about the records the row names, given whether the store found its silobag and its campaign live in
+    /// the caller's society: an unknown silobag is named first, and alone.
+    pub fn references_hold(&self, silobag_found: bool, campaign_found: bool) -> Result<(), Refusal> {
+        let unknown = |path, id| Err(Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]));
+        match (silobag_found, campaign_found) {
+            (false, _) => unknown("silobag_id", self.silobag_id),
+            (true, false) => unknown("campaign_id", self.campaign_id),
+            (true, true) => Ok(()),
+        }
     }
 }
 
@@ -139,6 +153,42 @@ impl NewDevice {
     }
 }
 
+/// What the store found about the records a new device names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DevicePlace {
+    /// Whether the establishment named is a live establishment of the caller's society (false when none is named).
+    pub establishment_found: bool,
+    /// The establishment the silobag named lies in, when it is a live silobag of the caller's society.
+    pub silobag_lies_in: Option<i64>,
+}
+
+impl NewDevice {
+    /// The establishment the device is stored in, given what the store found: the one named, which must be live; a
+    /// sensor's silobag must be live and, when an establishment is named, lie in it, and names the establishment
+    /// when none is. The establishment is judged before the silobag, and the first broken rule is the answer.
+    pub fn placement(&self, found: DevicePlace) -> Result<Option<i64>, Refusal> {
+        let invalid = |path, rule| Err(Refusal::Invalid(vec![Violation::new(path, rule)]));
+        let named = self.establishment_id;
+        if let Some(id) = named.filter(|_| !found.establishment_found) {
+            return invalid("establishment_id", Rule::Unknown(id));
+        }
+        let Some(silobag_id) = self.silobag_id else {
+            return Ok(named);
+        };
+        match (found.silobag_lies_in, named) {
+            (None, _) => invalid("silobag_id", Rule::Unknown(silobag_id)),
+            (Some(actual), Some(named)) if actual != named => invalid(
+                "silobag_id",
+                Rule::SilobagElsewhere {
+                    silobag_id,
+                    establishment_id: named,
+                },
+            ),
+            (Some(actual), _) => Ok(Some(actual)),
+        }
+    }
+}
+
 /// One reading of a device.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reading {
@@ -171,6 +221,28 @@ impl NewReadings {
             });
         }
         Ok(())
+    }
+
+    /// The rules about the records the readings name, given the devices of the caller's society and the event types
+    /// the store found live among those sent: each reading whose device (else whose event type) is not found is
+    /// named, in the order sent.
+    pub fn references_hold(&self, devices: &BTreeSet<i64>, event_types: &BTreeSet<i64>) -> Result<(), Refusal> {
+        let violations = self
+            .readings
+            .iter()
+            .enumerate()
+            .filter_map(|(index, reading)| {
+                let violation = if !devices.contains(&reading.device_id) {
+                    Violation::new("device_id", Rule::Unknown(reading.device_id))
+                } else if !event_types.contains(&reading.device_event_type_id) {
+                    Violation::new("device_event_type_id", Rule::Unknown(reading.device_event_type_id))
+                } else {
+                    return None;
+                };
+                Some(self.at(index, violation))
+            })
+            .collect();
+        verdict(violations)
     }
 
     /// `violation` of reading `index`, named as the body names that reading.
@@ -295,5 +367,110 @@ mod tests {
             batch: false,
         };
         assert_eq!(one.at(0, violation).path, "device_id");
+    }
+
+    #[test]
+    fn a_silobag_row_names_its_unknown_silobag_first_and_alone() {
+        let row = NewSilobagCampaign {
+            silobag_id: 1,
+            campaign_id: 2,
+            quantity_tn: 10.0,
+            grain_humidity_percent: 13.5,
+            grain_quality_semaphore: 1,
+            observations: String::new(),
+        };
+        let unknown = |path, id| Err(Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]));
+        assert_eq!(row.references_hold(false, false), unknown("silobag_id", 1));
+        assert_eq!(row.references_hold(true, false), unknown("campaign_id", 2));
+        assert_eq!(row.references_hold(true, true), Ok(()));
+    }
+
+    #[test]
+    fn a_sensor_is_stored_in_its_silobags_establishment() {
+        let lies_in = |id| DevicePlace {
+            establishment_found: false,
+            silobag_lies_in: id,
+        };
+        assert_eq!(sensor().placement(lies_in(Some(8))), Ok(Some(8)));
+        assert_eq!(
+            paths(sensor().placement(lies_in(None)).expect_err("refused")),
+            ["silobag_id"]
+        );
+        let named = NewDevice {
+            establishment_id: Some(9),
+            ..sensor()
+        };
+        let found = DevicePlace {
+            establishment_found: true,
+            silobag_lies_in: Some(8),
+        };
+        let elsewhere = Rule::SilobagElsewhere {
+            silobag_id: 3,
+            establishment_id: 9,
+        };
+        assert_eq!(
+            named.placement(found),
+            Err(Refusal::Invalid(vec![Violation::new("silobag_id", elsewhere)]))
+        );
+        let unknown = DevicePlace {
+            establishment_found: false,
+            ..found
+        };
+        let refused = named.placement(unknown);
+        assert_eq!(
+            refused,
+            Err(Refusal::Invalid(vec![Violation::new(
+                "establishment_id",
+                Rule::Unknown(9)
+            )])),
+            "the establishment is judged first"
+        );
+    }
+
+    #[test]
+    fn a_station_is_stored_in_the_establishment_named_if_any() {
+        let station = NewDevice {
+            kind: "weather_station".into(),
+            silobag_id: None,
+            ..sensor()
+        };
+        assert_eq!(station.placement(DevicePlace::default()), Ok(None));
+        let named = NewDevice {
+            establishment_id: Some(4),
+            ..station
+        };
+        let found = DevicePlace {
+            establishment_found: true,
+            silobag_lies_in: None,
+        };
+        assert_eq!(named.placement(found), Ok(Some(4)));
+        assert_eq!(
+            paths(named.placement(DevicePlace::default()).expect_err("refused")),
+            ["establishment_id"]
+        );
+    }
+
+    #[test]
+    fn each_reading_with_an_unknown_device_or_type_is_named() {
+        let reading = |device_id, device_event_type_id| Reading {
+            device_id,
+            device_event_type_id,
+            recorded_at: DateTime::<Utc>::MIN_UTC,
+            value: 1.0,
+        };
+        let batch = NewReadings {
+            readings: vec![reading(1, 1), reading(2, 1), reading(1, 9), reading(2, 9)],
+            batch: true,
+        };
+        let (devices, types) = (BTreeSet::from([1]), BTreeSet::from([1]));
+        assert_eq!(
+            paths(batch.references_hold(&devices, &types).expect_err("refused")),
+            ["[1].device_id", "[2].device_event_type_id", "[3].device_id"]
+        );
+        let fine = NewReadings {
+            readings: vec![reading(1, 1)],
+            batch: false,
+        };
+        assert_eq!(fine.references_hold(&devices, &types), Ok(()));
     }
 }

@@ -1,7 +1,10 @@
 //! Master-data writes: establishments and plots (v3) and applicators (v2), as commands with the rules each must
-//! meet before anything is stored. Whether the records they name are live is the store's to find.
+//! meet before anything is stored: their own (`check`), which need no database, and those about the records they name
+//! (`references_hold`), judged here over what the store found in the write's transaction.
 
-use crate::refusal::{check_hectares, check_required, verdict, Refusal};
+use std::collections::BTreeSet;
+
+use crate::refusal::{check_hectares, check_required, verdict, Refusal, Rule, Violation};
 use crate::text::{self, Text};
 
 /// A new establishment of a farmer.
@@ -26,6 +29,20 @@ impl NewEstablishment {
         let code = self.external_code.as_deref();
         text::check_optional("external_code", code, Text::Code, &mut violations);
         verdict(violations)
+    }
+
+    /// The rule about its farmer, given whether the store found it live in the caller's society.
+    pub fn references_hold(&self, farmer_found: bool) -> Result<(), Refusal> {
+        found_or_unknown(farmer_found, "farmer_id", self.farmer_id)
+    }
+}
+
+/// `Ok` when the record `id` at `path` was found, else a refusal naming it.
+fn found_or_unknown(found: bool, path: &str, id: i64) -> Result<(), Refusal> {
+    if found {
+        Ok(())
+    } else {
+        Err(Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]))
     }
 }
 
@@ -54,6 +71,11 @@ impl NewPlot {
         let code = self.external_code.as_deref();
         text::check_optional("external_code", code, Text::Code, &mut violations);
         verdict(violations)
+    }
+
+    /// The rule about its establishment, given whether the store found it live in the caller's society.
+    pub fn references_hold(&self, establishment_found: bool) -> Result<(), Refusal> {
+        found_or_unknown(establishment_found, "establishment_id", self.establishment_id)
     }
 }
 
@@ -93,6 +115,19 @@ impl ApplicatorCommand {
         verdict(violations)
     }
 
+    /// The rule about its machines, given those of [`Self::distinct_machines`] the store found live in the caller's
+    /// society: each one not found is named by its position.
+    pub fn references_hold(&self, machines_found: &BTreeSet<i64>) -> Result<(), Refusal> {
+        let unknown = self
+            .machines
+            .iter()
+            .enumerate()
+            .filter(|(_, machine)| !machines_found.contains(machine))
+            .map(|(index, machine)| Violation::new(format!("machines[{index}]"), Rule::Unknown(*machine)))
+            .collect();
+        verdict(unknown)
+    }
+
     /// The machines, each once, in increasing order.
     pub fn distinct_machines(&self) -> Vec<i64> {
         let mut machines = self.machines.clone();
@@ -113,7 +148,6 @@ pub fn optional_text(value: Option<&str>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::refusal::{Rule, Violation};
 
     fn plot() -> NewPlot {
         NewPlot {
@@ -172,6 +206,29 @@ mod tests {
         };
         assert_eq!(applicator.distinct_machines(), [3, 5]);
         assert_eq!(applicator.check(), Ok(()));
+        assert_eq!(applicator.references_hold(&BTreeSet::from([3, 5])), Ok(()));
+        assert_eq!(
+            applicator.references_hold(&BTreeSet::from([3])),
+            Err(Refusal::Invalid(vec![
+                Violation::new("machines[0]", Rule::Unknown(5)),
+                Violation::new("machines[2]", Rule::Unknown(5)),
+            ]))
+        );
+    }
+
+    #[test]
+    fn an_establishments_farmer_and_a_plots_establishment_must_be_found() {
+        let establishment = NewEstablishment {
+            name: "La Esperanza".into(),
+            farmer_id: 4,
+            external_code: None,
+            active: true,
+        };
+        assert_eq!(establishment.references_hold(true), Ok(()));
+        let unknown = |path, id| Err(Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]));
+        assert_eq!(establishment.references_hold(false), unknown("farmer_id", 4));
+        assert_eq!(plot().references_hold(true), Ok(()));
+        assert_eq!(plot().references_hold(false), unknown("establishment_id", 1));
     }
 
     #[test]

@@ -28,8 +28,8 @@ const FIRST_BODY_CAPACITY: usize = 64 * 1024;
 
 /// The length of the last body each list route wrote, by the route's template (so a bounded set of keys). A page of a
 /// list is about as long as the page before it, and a body written into room for it at once is neither copied as
-/// it grows nor faulted in twice: grown from 64 KB, a sync's page of 500 work orders (2.7 MB) was reallocated six
-/// times, and the copies and their page faults were 9 % of the server's CPU in the sync (docs/performance.md).
+/// it grows nor faulted in twice: grown from the first capacity, a sync's page of work orders was reallocated again
+/// and again, and the copies and their page faults were a noticeable part of the server's work in a sync.
 #[derive(Debug, Default)]
 pub struct BodySizes(Mutex<HashMap<String, usize>>);
 
@@ -98,6 +98,19 @@ impl FromRequestParts<AppState> for Conditional {
     }
 }
 
+/// What a list of a resource scoped as `scoping` depends on, as `snapshot` shows it, as an opaque string: it changes
+/// whenever a row the list could show changes, and never otherwise (not with the caller's token, nor with a login).
+fn basis(snapshot: &Snapshot, scoping: Scoping) -> String {
+    let (instance, society_id) = (snapshot.instance(), snapshot.society_id());
+    match scoping {
+        // A society's records may join any of its tables, so any change of the society's counts.
+        Scoping::Society => format!("{instance}:{society_id}:{}", snapshot.society_version()),
+        // Catalogues change with the reference data (a release, an operator's import or switch), which their own
+        // counter follows; the society decides the country and the time zone of the rendering.
+        Scoping::Global | Scoping::Country => format!("{instance}:{society_id}:r{}", snapshot.reference_version()),
+    }
+}
+
 /// The weak entity tag of the answer to `target` while the data it depends on is as `basis` says.
 fn entity_tag(basis: &str, target: &str) -> String {
     let digest = Sha256::new()
@@ -127,7 +140,7 @@ fn names(if_none_match: &HeaderValue, tag: &str) -> bool {
 
 /// Writes `value` as JSON, byte for byte as `serde_json` would (the tests below hold the two side by side). sonic-rs
 /// scans strings for characters to escape 32 bytes at a time, where serde_json looks at each byte: on a list page,
-/// where every key and most values are strings, that scan was a third of the server's CPU. It does not know
+/// where every key and most values are strings, that scan was a large part of the server's work. It does not know
 /// serde_json's `RawValue`, which no list answer carries.
 fn write_json<T: Serialize>(body: &mut Vec<u8>, value: &T) -> Result<(), ApiError> {
     sonic_rs::to_writer(body, value).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))
@@ -139,7 +152,7 @@ impl Conditional {
     ///
     /// `produce` comes boxed: the page's future holds every statement's state, and were it passed by value, it would
     /// sit inside this future and the handler's, and each move of them would copy it whole. A kept page never runs
-    /// it, and copying it was an eighth of a kept page's instructions (docs/performance.md).
+    /// it, and copying it was a large part of a kept page's work.
     pub async fn answer<T, F>(
         self,
         snapshot: &Snapshot,
@@ -150,7 +163,7 @@ impl Conditional {
         T: Serialize,
         F: Future<Output = Result<T, ApiError>>,
     {
-        let basis = snapshot.basis(scoping);
+        let basis = basis(snapshot, scoping);
         let tag = entity_tag(&basis, &self.target);
         let tag_header =
             HeaderValue::from_str(&tag).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
@@ -164,8 +177,8 @@ impl Conditional {
         }
         let key = format!("{}\0{}", snapshot.society_id(), self.target);
         let render = async {
-            // Room for the page at once (see `BodySizes`): grown from empty, a 60 KB page is reallocated a dozen
-            // times. What a shorter page leaves unused is given back before the body is kept.
+            // Room for the page at once (see `BodySizes`): grown from empty, a page's body is reallocated
+            // many times over. What a shorter page leaves unused is given back before the body is kept.
             // Every list route is matched; were one not, it would share one key rather than add one per path.
             let route = self.route.as_ref().map_or("", MatchedPath::as_str);
             let mut body = Vec::with_capacity(self.sizes.room_for(route));

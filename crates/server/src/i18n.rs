@@ -1,6 +1,7 @@
 //! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
 
 pub mod import;
+pub mod jobs;
 mod refusal;
 
 use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};

@@ -1,12 +1,15 @@
 //! The background worker every server process runs: it claims jobs from the database's job table and works them
 //! chunk by chunk. Processes need no coordination beyond the table: a job is held under a lease, so exactly one of
-//! them works it, and a job whose worker died is resumed by another once the lease runs out.
+//! them works it, and a job whose worker died is resumed by another once the lease runs out. Refused rows are reported
+//! in the words of [`crate::i18n::jobs`].
 
 use std::time::Duration;
 
 use store::jobs::Progress;
 use store::Store;
 use tokio::task::JoinHandle;
+
+use crate::i18n::jobs::row_reason;
 
 /// How the worker paces itself.
 #[derive(Debug, Clone)]
@@ -41,7 +44,10 @@ pub fn spawn(store: Store, config: JobsConfig) -> JoinHandle<()> {
                 Ok(Some(job)) => {
                     tracing::info!(job = job.id, kind = %job.kind, society = job.society_id, "working job");
                     loop {
-                        match store.work_job(&job, &worker, config.chunk_size, config.lease).await {
+                        match store
+                            .work_job(&job, &worker, config.chunk_size, config.lease, row_reason)
+                            .await
+                        {
                             Ok(Progress::More) => continue,
                             Ok(Progress::Finished) => {
                                 tracing::info!(job = job.id, "job finished");

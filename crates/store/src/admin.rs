@@ -6,8 +6,10 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::auth::{digest, hash_password, new_secret};
-use crate::db::{with_reader, with_writer, BeginWrite};
+use crate::db::{with_reader, with_writer};
 use crate::render::is_known_time_zone;
+use crate::resources::events::{EXTERNAL_SYSTEM, FARMER};
+use crate::write::BeginWrite;
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Operator access to a store; see [`Store::admin`].
@@ -156,16 +158,17 @@ impl Admin<'_> {
             .fetch_one(&mut *tx)
             .await?;
             for (name, description) in &systems {
-                sqlx::query(
+                let system: i64 = sqlx::query_scalar(
                     "INSERT INTO external_systems (society_id, name, description, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $4)",
+                     VALUES ($1, $2, $3, $4, $4) RETURNING id",
                 )
                 .bind(id)
                 .bind(name)
                 .bind(description)
                 .bind(now)
-                .execute(&mut *tx)
+                .fetch_one(&mut *tx)
                 .await?;
+                tx.changed(id, &EXTERNAL_SYSTEM, [system], "created");
             }
             tx.commit().await?;
             id
@@ -242,7 +245,8 @@ impl Admin<'_> {
             .join(",");
         let now = now_millis();
         let inserted: Option<i64> = with_writer!(&self.store.db, pool => {
-            sqlx::query_scalar(
+            let mut tx = pool.begin_write().await?;
+            let inserted: Option<i64> = sqlx::query_scalar(
                 "INSERT INTO users (society_id, email, name, lastname, password_hash, roles, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (email) DO NOTHING RETURNING id",
             )
@@ -253,8 +257,13 @@ impl Admin<'_> {
             .bind(hash)
             .bind(roles)
             .bind(now)
-            .fetch_optional(pool)
-            .await?
+            .fetch_optional(&mut *tx)
+            .await?;
+            if inserted.is_some() {
+                tx.counted(user.society_id, "users");
+            }
+            tx.commit().await?;
+            inserted
         });
         inserted.ok_or_else(|| AdminError::Invalid(format!("an account with email {email} already exists")))
     }
@@ -268,16 +277,21 @@ impl Admin<'_> {
             .filter(|r| !r.is_empty())
             .collect::<Vec<_>>()
             .join(",");
-        let updated = with_writer!(&self.store.db, pool => {
-            sqlx::query("UPDATE users SET roles = $2, updated_at = $3 WHERE email = $1")
+        let updated: Option<i64> = with_writer!(&self.store.db, pool => {
+            let mut tx = pool.begin_write().await?;
+            let updated = sqlx::query_scalar("UPDATE users SET roles = $2, updated_at = $3 WHERE email = $1 RETURNING society_id")
                 .bind(&email)
                 .bind(roles)
                 .bind(now_millis())
-                .execute(pool)
-                .await?
-                .rows_affected()
+                .fetch_optional(&mut *tx)
+                .await?;
+            if let Some(society_id) = updated {
+                tx.counted(society_id, "users");
+            }
+            tx.commit().await?;
+            updated
         });
-        if updated == 0 {
+        if updated.is_none() {
             return Err(AdminError::Invalid(format!("there is no account with email {email}")));
         }
         Ok(())
@@ -294,7 +308,8 @@ impl Admin<'_> {
         let normal = domain::text::code(farmer.external_code.as_deref());
         let external_code = normal.as_deref();
         let inserted: Result<i64, sqlx::Error> = with_writer!(&self.store.db, pool => {
-            sqlx::query_scalar(
+            let mut tx = pool.begin_write().await?;
+            let inserted = sqlx::query_scalar(
                 "INSERT INTO farmers (society_id, name, lastname, cuit, observations, external_code, email, \
                  phone_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
             )
@@ -307,8 +322,13 @@ impl Admin<'_> {
             .bind(farmer.email.as_deref())
             .bind(farmer.phone_number.as_deref())
             .bind(now)
-            .fetch_one(pool)
-            .await
+            .fetch_one(&mut *tx)
+            .await;
+            if let Ok(id) = inserted {
+                tx.changed(society_id, &FARMER, [id], "created");
+                tx.commit().await?;
+            }
+            inserted
         });
         let id = match inserted {
             Ok(id) => id,

@@ -1,15 +1,14 @@
 //! Many rows at once, for loaders outside the API (the demo data, the benchmark's large society): rows written in
-//! multi-row statements through [`Batch`], rows read back by column, and the few maintenance steps a load ends with.
-//! Callers name tables and columns; the statements are made here.
+//! multi-row statements, rows read back by column, and the few maintenance steps a load ends with. Callers name
+//! tables and columns; the statements are made here. Like every writer, a load records what it wrote in its
+//! transaction, whose commit writes the events and bumps the counters ([`crate::write::WriteTx`]).
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, Dialect};
-use crate::events::pause_capture;
+use crate::db::{with_reader, with_writer};
+use crate::inserts::{insert_into, insert_statements, ROWS_PER_STATEMENT};
+use crate::resources::events::{source, EventSource, RecordOf};
+use crate::sql::{bind_args, Arg, Dialect, Sql, IDS_PER_QUERY};
+use crate::write::BeginWrite;
 use crate::{Store, StoreError};
-
-/// Rows of one multi-row `INSERT`, at most: beyond this a statement only grows without getting faster.
-const ROWS_PER_STATEMENT: usize = 1_000;
-/// Bound values of one statement, at most: under SQLite's limit (32,766) and so under PostgreSQL's (65,535).
-const VALUES_PER_STATEMENT: usize = 30_000;
 
 /// What a column read by [`Store::read_rows`] holds, so it is decoded as that type on either backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,47 +45,104 @@ fn table_and_columns(table: &str, columns: &[&str]) -> Result<String, StoreError
     Ok(format!("{} ({})", name(table)?, columns.join(", ")))
 }
 
-/// The start of a plain multi-row insert into `head` (`table (columns)`), for [`insert_statements`].
-pub(crate) fn insert_into(head: &str) -> String {
-    format!("INSERT INTO {head} VALUES ")
+/// Tables a loader writes whose changes are counted but are not events: a user, a weather sample.
+const COUNTED_ONLY: &[&str] = &["users", "weather_samples"];
+
+/// What a loader's rows of `table` are, for its transaction's record of them.
+#[derive(Debug, Clone, Copy)]
+enum Recorded {
+    /// Records, or lines of records, of an event source.
+    Events(&'static EventSource),
+    /// Rows counted without events.
+    Counted(&'static str),
+    /// Rows of a table that is not society data.
+    Nothing,
 }
 
-/// The statements that write `values` (row after row of `width` values), each `{before}(…), (…){after}`: a plain
-/// insert ([`insert_into`], nothing after) or one that selects its rows from `VALUES` on a condition. SQLite gets
-/// anonymous `?` placeholders: it looks numbered ones up by a linear search, which makes binding a statement of
-/// thousands of `$n` quadratic.
-pub(crate) fn insert_statements(
-    dialect: Dialect,
-    before: &str,
-    after: &str,
-    width: usize,
-    values: Vec<Arg>,
-) -> Vec<crate::db::Sql> {
-    let per_statement = (VALUES_PER_STATEMENT / width.max(1)).clamp(1, ROWS_PER_STATEMENT) * width.max(1);
-    let mut batch = Batch::new(dialect);
-    let mut values = values.into_iter().peekable();
-    while values.peek().is_some() {
-        let sql = batch.statement();
-        sql.push(before);
-        for (index, value) in values.by_ref().take(per_statement).enumerate() {
-            if index % width == 0 {
-                sql.push(if index == 0 { "(" } else { "), (" });
-            } else {
-                sql.push(", ");
-            }
-            match dialect {
-                Dialect::Sqlite => {
-                    sql.args.push(value);
-                    sql.push("?");
+/// The `RETURNING` clause of a loader's statement on `table` (society and record of each row written), and what
+/// its rows are.
+fn returning(table: &str) -> (String, Recorded) {
+    if let Some(source) = source(table) {
+        let record = match source.record {
+            RecordOf::Itself => "id",
+            RecordOf::Parent(column) => column,
+            RecordOf::LabourOf => "labour_id",
+        };
+        (format!(" RETURNING society_id, {record}"), Recorded::Events(source))
+    } else if let Some(counted) = COUNTED_ONLY.iter().find(|counted| **counted == table) {
+        (
+            " RETURNING society_id, CAST(0 AS BIGINT)".to_owned(),
+            Recorded::Counted(counted),
+        )
+    } else {
+        (
+            " RETURNING CAST(0 AS BIGINT), CAST(0 AS BIGINT)".to_owned(),
+            Recorded::Nothing,
+        )
+    }
+}
+
+/// Records in write transaction `$tx` the rows `$rows` (society, record) of a load, as `$action` of their records:
+/// a line's or a link's change is its record's update.
+macro_rules! record_rows {
+    ($tx:expr, $recorded:expr, $rows:expr, $action:expr) => {
+        match $recorded {
+            Recorded::Nothing => {}
+            Recorded::Counted(table) => {
+                for society_id in $rows
+                    .iter()
+                    .map(|(society_id, _)| *society_id)
+                    .collect::<std::collections::BTreeSet<_>>()
+                {
+                    $tx.counted(society_id, table);
                 }
-                Dialect::Postgres => {
-                    sql.arg(value);
+            }
+            Recorded::Events(source) => {
+                let action = if source.record == RecordOf::Itself {
+                    $action
+                } else {
+                    "updated"
+                };
+                let mut rows: Vec<(i64, i64)> = $rows;
+                if source.record == RecordOf::LabourOf {
+                    let mut orders = Vec::new();
+                    for sql in labours_orders(&rows) {
+                        orders.extend(
+                            bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args)
+                                .fetch_all(&mut *$tx)
+                                .await?,
+                        );
+                    }
+                    rows = orders;
+                }
+                for (society_id, record) in rows {
+                    $tx.changed(society_id, source.resource, [record], action);
                 }
             }
         }
-        sql.push(")").push(after);
+    };
+}
+
+/// The queries that read the work orders of labours `rows` (society, labour), as (society, order).
+fn labours_orders(rows: &[(i64, i64)]) -> Vec<Sql> {
+    let mut by_society: std::collections::BTreeMap<i64, Vec<i64>> = std::collections::BTreeMap::new();
+    for (society_id, labour) in rows {
+        by_society.entry(*society_id).or_default().push(*labour);
     }
-    batch.into_queries()
+    let mut queries = Vec::new();
+    for (society_id, mut labours) in by_society {
+        labours.sort_unstable();
+        labours.dedup();
+        for chunk in labours.chunks(IDS_PER_QUERY) {
+            let mut sql = Sql::default();
+            sql.push("SELECT society_id, work_order_id FROM work_order_labours WHERE society_id = ")
+                .arg(Arg::Int(society_id))
+                .push(" AND id IN ")
+                .id_list(chunk);
+            queries.push(sql);
+        }
+    }
+    queries
 }
 
 impl Store {
@@ -106,25 +162,29 @@ impl Store {
         let dialect = self.dialect();
         let mut values = values.into_iter();
         let mut written = 0_u64;
-        let (pause, resume) = pause_capture(dialect);
+        let (returning, recorded) = returning(table);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(pause).execute(&mut *tx).await?;
+            let mut rows = Vec::new();
             loop {
                 let pending: Vec<Arg> = values.by_ref().take(chunk).collect();
                 if pending.is_empty() {
                     break;
                 }
-                let rows = pending.len() / width;
-                if rows * width != pending.len() {
+                let count = pending.len() / width;
+                if count * width != pending.len() {
                     return Err(StoreError::Config(format!(
                         "{table}: {} values do not make rows of {width}",
                         pending.len()
                     )));
                 }
-                written += rows as u64;
-                for sql in insert_statements(dialect, &insert, "", width, pending) {
-                    bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
+                written += count as u64;
+                for sql in insert_statements(dialect, &insert, &returning, width, pending) {
+                    rows.extend(
+                        bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args)
+                            .fetch_all(&mut *tx)
+                            .await?,
+                    );
                 }
             }
             if dialect == Dialect::Postgres && columns.contains(&"id") {
@@ -135,7 +195,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             }
-            sqlx::query(resume).execute(&mut *tx).await?;
+            record_rows!(tx, recorded, rows, "created");
             tx.commit().await?;
         });
         Ok(written)
@@ -175,14 +235,19 @@ impl Store {
                 "{table}: values do not make rows of {width}"
             )));
         }
-        let (pause, resume) = pause_capture(self.dialect());
+        let (returning, recorded) = returning(table);
+        text.push_str(&returning);
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(pause).execute(&mut *tx).await?;
+            let mut rows = Vec::new();
             for row in values.chunks(width) {
-                bind_args!(sqlx::query(&text), row).execute(&mut *tx).await?;
+                rows.extend(
+                    bind_args!(sqlx::query_as::<_, (i64, i64)>(&text), row)
+                        .fetch_optional(&mut *tx)
+                        .await?,
+                );
             }
-            sqlx::query(resume).execute(&mut *tx).await?;
+            record_rows!(tx, recorded, rows, "updated");
             tx.commit().await?;
         });
         Ok((values.len() / width) as u64)
@@ -196,7 +261,7 @@ impl Store {
         filters: &[(&str, Arg)],
     ) -> Result<Vec<Vec<Arg>>, StoreError> {
         let names: Vec<&str> = columns.iter().map(|(column, _)| *column).collect();
-        let mut sql = crate::db::Sql::default();
+        let mut sql = crate::sql::Sql::default();
         sql.push(&format!(
             "SELECT {} FROM {}",
             names
@@ -266,50 +331,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sqlite_statements_use_anonymous_placeholders_and_postgres_numbered_ones() {
-        let values = (1..=6).map(Arg::Int).collect::<Vec<_>>();
-        let sqlite = insert_statements(Dialect::Sqlite, &insert_into("t (a, b)"), "", 2, values.clone());
-        assert_eq!(sqlite.len(), 1);
-        assert_eq!(sqlite[0].text, "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)");
-        let postgres = insert_statements(Dialect::Postgres, &insert_into("t (a, b)"), "", 2, values.clone());
-        assert_eq!(
-            postgres[0].text,
-            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4), ($5, $6)"
-        );
-        assert_eq!(postgres[0].args, values);
-    }
-
-    #[test]
-    fn rows_may_be_selected_on_a_condition() {
-        let values = (1..=4).map(Arg::Int).collect::<Vec<_>>();
-        let before = "INSERT INTO t (a, z, b) SELECT column1, 0, column2 FROM (VALUES ";
-        let sqlite = insert_statements(Dialect::Sqlite, before, ") WHERE x", 2, values);
-        assert_eq!(
-            sqlite[0].text,
-            "INSERT INTO t (a, z, b) SELECT column1, 0, column2 FROM (VALUES (?, ?), (?, ?)) WHERE x"
-        );
-    }
-
-    #[test]
-    fn many_rows_are_cut_into_statements_of_whole_rows() {
-        let width = 7;
-        let rows = 2 * ROWS_PER_STATEMENT + 3;
-        let values = vec![Arg::Int(0); rows * width];
-        let queries = insert_statements(
-            Dialect::Sqlite,
-            &insert_into("t (a, b, c, d, e, f, g)"),
-            "",
-            width,
-            values,
-        );
-        let statements: Vec<&str> = queries.iter().flat_map(|sql| sql.text.split(";\n")).collect();
-        assert_eq!(statements.len(), 3);
-        let placeholders: usize = statements.iter().map(|text| text.matches('?').count()).sum();
-        assert_eq!(placeholders, rows * width);
-        assert!(statements.iter().all(|text| text.matches('?').count() % width == 0));
-    }
 
     #[test]
     fn only_plain_names_are_spliced() {

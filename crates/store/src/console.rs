@@ -2,7 +2,9 @@
 //! server's console recorder, each batch followed by a trim of the societies it wrote to, and read newest first by
 //! the console's pages, always through a [`Scope`]. What is stored has already been redacted by the recorder.
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::{with_reader, with_writer};
+use crate::sql::{bind_args, Arg, Dialect, Sql};
+use crate::write::BeginWrite;
 use crate::{Scope, Store, StoreError};
 
 /// One request as the console records it.

@@ -8,9 +8,9 @@
 //! none of this.
 //!
 //! SQLite commits one at a time, and an fsync can take less time than a commit, so writers rarely arrive while one
-//! runs: with 64 clients nearly every write had an fsync of its own, a fifth of what a work-order create cost. So
-//! while other API writes are under way ([`WalSync::write_started`]), an fsync first waits for them to finish, up to
-//! 2 ms, and covers them too. A lone writer never waits.
+//! runs: with many clients nearly every write had an fsync of its own, a large part of what a work-order create
+//! cost (docs/performance.md). So while other API writes are under way ([`WalSync::write_started`]), an fsync first
+//! waits for them to finish, up to 2 ms, and covers them too. A lone writer never waits.
 
 use std::io;
 use std::path::PathBuf;

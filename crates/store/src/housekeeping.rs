@@ -5,7 +5,11 @@
 //! without waiting: when another process holds it, this one skips the purge, so exactly one process does each purge
 //! at a time. SQLite's single writer serialises them anyway.
 
-use crate::db::{with_writer, BeginWrite, Dialect};
+use crate::db::with_writer;
+use crate::events::EventResource;
+use crate::resources::events::JOB;
+use crate::sql::Dialect;
+use crate::write::BeginWrite;
 use crate::{Store, StoreError};
 
 /// What one purge deletes.
@@ -103,6 +107,15 @@ impl Purge {
         }
     }
 
+    /// The resource whose records the purge deletes, when they are records with events: a purged job is gone from
+    /// its `GET`, so its owner sees its deletion in the feed.
+    fn records(self) -> Option<&'static EventResource> {
+        match self {
+            Purge::FinishedJobs => Some(&JOB),
+            _ => None,
+        }
+    }
+
     /// One batch: at most `$2` rows past the cut-off `$1`, oldest first. SQLite deletes by `rowid`: with a key of
     /// two columns (`(a, b) IN (SELECT a, b … LIMIT n)`), SQLite (3.40, and the 3.46 sqlx bundles) deleted one row of
     /// the `n`.
@@ -140,12 +153,26 @@ impl Store {
                     return Ok(Purged::Busy);
                 }
             }
-            let deleted = sqlx::query(&purge.statement(dialect))
-                .bind(before)
-                .bind(i64::from(batch))
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+            let deleted = match purge.records() {
+                Some(resource) => {
+                    let gone: Vec<(i64, i64)> =
+                        sqlx::query_as(&format!("{} RETURNING society_id, id", purge.statement(dialect)))
+                            .bind(before)
+                            .bind(i64::from(batch))
+                            .fetch_all(&mut *tx)
+                            .await?;
+                    for (society_id, id) in &gone {
+                        tx.changed(*society_id, resource, [*id], "deleted");
+                    }
+                    u64::try_from(gone.len()).unwrap_or(u64::MAX)
+                }
+                None => sqlx::query(&purge.statement(dialect))
+                    .bind(before)
+                    .bind(i64::from(batch))
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected(),
+            };
             tx.commit().await?;
             Ok(Purged::Deleted(deleted))
         })

@@ -6,7 +6,7 @@
 //! A request that claims a key holds it under a lease of [`LEASE_MS`], which it renews while it runs
 //! ([`Store::renew_claim`]). A request that ends without an answer releases its key at once; one whose process dies
 //! holds it only until the lease runs out. Either way the key is free again only if the request's write did not
-//! commit: every commit of a keyed request ([`crate::db::WriteTx`]) marks the key committed in the same transaction
+//! commit: every commit of a keyed request ([`crate::write::WriteTx`]) marks the key committed in the same transaction
 //! ([`mark_committed`]), under the request's claim, so a write and the trace of it commit together or not at all. A
 //! key whose write committed is never run again: its retries replay the recorded answer, or, when the answer is not
 //! to be kept (it held a secret) or the process died between the commit and the recording, are told the write

@@ -5,9 +5,9 @@
 //!
 //! sqlx's SQLite driver runs each connection on a thread of its own and hands every query and every row across
 //! threads; for a one-row lookup that costs far more than the lookup, and for a page of a hundred rows about as much
-//! as reading and rendering them (see docs/performance.md). These reads take from microseconds to a few hundred
-//! against a WAL database, whose readers never wait for its writer, so running them where the request runs is
-//! cheaper than any hand-off. A page is bounded (its size, by a keyset), so no read holds the thread for long.
+//! as reading and rendering them (see docs/performance.md). These reads are short against a WAL database, whose
+//! readers never wait for its writer, so running them where the request runs is cheaper than any hand-off. A page is
+//! bounded (its size, by a keyset), so no read holds the thread for long.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::db::{Arg, Sql};
-use crate::list::FromSqliteRow;
+use crate::rows::FromSqliteRow;
+use crate::sql::{Arg, Sql};
 use crate::StoreError;
 
 /// Idle connections kept for the next reads; a few per core cover every request thread.

@@ -9,11 +9,17 @@
 
 use std::time::Duration;
 
-use domain::jobs::{check_area, check_objective_yield, JobStatus, RowRefusal, CAMPAIGN_IMPORT, UPDATE_OBJECTIVE_YIELD};
+use domain::import::Cell;
+use domain::jobs::{
+    report_lang, unknown_kind, Found, JobStatus, NewCampaign, YieldUpdate, CAMPAIGN_IMPORT, UPDATE_OBJECTIVE_YIELD,
+};
+use domain::{Lang, Refusal};
 use serde_json::{json, Value};
-use wire::jobs::{CampaignImportRow, ObjectiveYieldRow};
 
-use crate::db::{with_writer, BeginWrite, Dialect, RowLock};
+use crate::db::with_writer;
+use crate::resources::events::{CAMPAIGN, JOB};
+use crate::sql::{Dialect, RowLock};
+use crate::write::{BeginWrite, WriteTx};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Claims of a job after which it is given up as failed.
@@ -55,8 +61,27 @@ fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
-fn refused(row: usize, reason: &RowRefusal, id: Option<i64>) -> Value {
-    json!({ "row": row, "campaign_id": id, "reason": reason.to_string() })
+/// Puts a refused row into words, in the language the job recorded: the server's, which the store does not speak.
+pub type RowWords = fn(&Refusal, Lang) -> String;
+
+/// A refused row as the job's `result` lists it.
+fn refused(row: usize, id: Option<i64>, reason: String) -> Value {
+    json!({ "row": row, "campaign_id": id, "reason": reason })
+}
+
+/// A field of a job row, as the domain reads it.
+fn cell<'a>(row: &'a Value, field: &str) -> Cell<'a> {
+    match row.get(field) {
+        None | Some(Value::Null) => Cell::Empty,
+        Some(Value::Bool(flag)) => Cell::Bool(*flag),
+        Some(Value::Number(number)) => match (number.as_i64(), number.as_f64()) {
+            (Some(whole), _) => Cell::Integer(whole),
+            (None, Some(fraction)) => Cell::Number(fraction),
+            (None, None) => Cell::Nested,
+        },
+        Some(Value::String(text)) => Cell::Text(text),
+        Some(Value::Array(_) | Value::Object(_)) => Cell::Nested,
+    }
 }
 
 impl Store {
@@ -83,6 +108,7 @@ impl Store {
             .bind(now)
             .fetch_one(&mut *tx)
             .await?;
+            tx.changed(scope.society_id(), &JOB, [id], "created");
             tx.commit().await?;
             id
         });
@@ -102,39 +128,52 @@ impl Store {
         let claimable = "(status = 'pending' OR (status = 'running' AND locked_until < $3))";
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(&format!(
+            let given_up: Vec<(i64, i64)> = sqlx::query_as(&format!(
                 "UPDATE jobs SET status = 'failed', error = $1, finished_at = $3, updated_at = $3, locked_by = NULL \
-                 WHERE {claimable} AND attempts >= $2"
+                 WHERE {claimable} AND attempts >= $2 RETURNING society_id, id"
             ))
             .bind(format!("gave up after {MAX_ATTEMPTS} attempts"))
             .bind(MAX_ATTEMPTS)
             .bind(now)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
             .await?;
-            let claimed: Option<ClaimedJob> = sqlx::query_as(&format!(
+            for (society_id, id) in given_up {
+                tx.changed(society_id, &JOB, [id], "failed");
+            }
+            let claimed: Option<(i64, i64, String, i64)> = sqlx::query_as(&format!(
                 "UPDATE jobs SET status = 'running', locked_by = $1, locked_until = $2, attempts = attempts + 1, \
                  started_at = COALESCE(started_at, $3), updated_at = $3 \
                  WHERE (society_id, id) = (SELECT society_id, id FROM jobs WHERE {claimable} \
-                 ORDER BY created_at, id LIMIT 1{lock}) RETURNING society_id, id, kind"
+                 ORDER BY created_at, id LIMIT 1{lock}) RETURNING society_id, id, kind, attempts"
             ))
             .bind(worker)
             .bind(now + millis(lease))
             .bind(now)
             .fetch_optional(&mut *tx)
             .await?;
+            let claimed = claimed.map(|(society_id, id, kind, attempts)| {
+                // A first claim starts a pending job, which is news; a claim after a lease ran out only moves the lease.
+                if attempts == 1 {
+                    tx.changed(society_id, &JOB, [id], "updated");
+                } else {
+                    tx.counted(society_id, "jobs");
+                }
+                ClaimedJob { society_id, id, kind }
+            });
             tx.commit().await?;
             Ok(claimed)
         })
     }
 
     /// Handles up to `chunk` more rows of a claimed job in one transaction, with the job's progress, and extends the
-    /// lease.
+    /// lease; `words` says why a row was refused.
     pub async fn work_job(
         &self,
         job: &ClaimedJob,
         worker: &str,
         chunk: usize,
         lease: Duration,
+        words: RowWords,
     ) -> Result<Progress, StoreError> {
         let now = now_millis();
         // The job's row stays locked until the chunk commits, so a claim (which skips locked rows) cannot hand the job
@@ -154,133 +193,14 @@ impl Store {
             let Some(state) = state.filter(|s| s.locked_by.as_deref() == Some(worker)) else {
                 return Ok(Progress::LostLease);
             };
-            let input: Value = serde_json::from_str(&state.input).unwrap_or(Value::Null);
-            let rows = input["campaigns"].as_array().cloned().unwrap_or_default();
-            let start = usize::try_from(state.processed_items).unwrap_or(usize::MAX).min(rows.len());
-            let end = start.saturating_add(chunk).min(rows.len());
-            let mut result: Value = state.result.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or_else(|| {
-                if job.kind == CAMPAIGN_IMPORT { json!({ "created": [], "refused": [] }) } else { json!({ "updated": 0, "refused": [] }) }
-            });
-            let mut failed = 0_i64;
-            for (index, raw) in rows.iter().enumerate().take(end).skip(start) {
+            let mut chunk = Chunk::of(job, &state, chunk);
+            for index in chunk.start..chunk.end {
                 let row_number = index + 1;
-                let outcome: Result<Value, Value> = match job.kind.as_str() {
-                    UPDATE_OBJECTIVE_YIELD => match serde_json::from_value::<ObjectiveYieldRow>(raw.clone()) {
-                        Err(error) => Err(json!({ "row": row_number, "campaign_id": null, "reason": error.to_string() })),
-                        Ok(row) => match check_objective_yield(row.objective_yield) {
-                            Err(reason) => Err(refused(row_number, &reason, Some(row.campaign_id))),
-                            Ok(value) => {
-                                let updated = sqlx::query(
-                                    "UPDATE campaigns SET objective_yield = $3, updated_at = $4 \
-                                     WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                                )
-                                .bind(job.society_id)
-                                .bind(row.campaign_id)
-                                .bind(value)
-                                .bind(now)
-                                .execute(&mut *tx)
-                                .await?
-                                .rows_affected();
-                                if updated == 1 {
-                                    Ok(json!(row.campaign_id))
-                                } else {
-                                    let reason = RowRefusal::Unknown { field: "campaign_id", id: row.campaign_id };
-                                    Err(refused(row_number, &reason, Some(row.campaign_id)))
-                                }
-                            }
-                        },
-                    },
-                    CAMPAIGN_IMPORT => match serde_json::from_value::<CampaignImportRow>(raw.clone()) {
-                        Err(error) => Err(json!({ "row": row_number, "campaign_id": null, "reason": error.to_string() })),
-                        Ok(row) => {
-                            // The plot stays live until the campaign is committed: deleting it waits (see
-                            // `Store::delete_logically`), and then finds the campaign.
-                            let plot: Option<i64> = sqlx::query_scalar(&format!(
-                                "SELECT id FROM plots WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{share}"
-                            ))
-                            .bind(job.society_id)
-                            .bind(row.plot_id)
-                            .fetch_optional(&mut *tx)
-                            .await?;
-                            let master: Option<i64> = sqlx::query_scalar(
-                                "SELECT id FROM master_campaigns WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
-                            )
-                            .bind(job.society_id)
-                            .bind(row.master_campaign_id)
-                            .fetch_optional(&mut *tx)
-                            .await?;
-                            // In the form the API's writes store codes in, so that the import's codes are theirs.
-                            let code = domain::text::code(row.external_code.as_deref());
-                            let code = code.as_deref();
-                            let taken: Option<i64> = match code {
-                                Some(code) => sqlx::query_scalar(
-                                    "SELECT id FROM campaigns WHERE society_id = $1 AND external_code = $2 AND deleted_at IS NULL",
-                                )
-                                .bind(job.society_id)
-                                .bind(code)
-                                .fetch_optional(&mut *tx)
-                                .await?,
-                                None => None,
-                            };
-                            let check = (|| {
-                                if row.name.trim().is_empty() {
-                                    return Err(RowRefusal::Blank("name"));
-                                }
-                                let area = check_area(row.area)?;
-                                let objective = row.objective_yield.map(check_objective_yield).transpose()?;
-                                plot.ok_or(RowRefusal::Unknown { field: "plot_id", id: row.plot_id })?;
-                                master.ok_or(RowRefusal::Unknown { field: "master_campaign_id", id: row.master_campaign_id })?;
-                                if let (Some(code), Some(_)) = (code, taken) {
-                                    return Err(RowRefusal::DuplicateExternalCode(code.to_owned()));
-                                }
-                                Ok((area, objective))
-                            })();
-                            match check {
-                                Err(reason) => Err(refused(row_number, &reason, None)),
-                                Ok((area, objective)) => {
-                                    let id: i64 = sqlx::query_scalar(
-                                        "INSERT INTO campaigns (society_id, master_campaign_id, plot_id, name, external_code, \
-                                         area, planting_date, objective_yield, created_at, updated_at) \
-                                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
-                                    )
-                                    .bind(job.society_id)
-                                    .bind(row.master_campaign_id)
-                                    .bind(row.plot_id)
-                                    .bind(row.name.trim())
-                                    .bind(code)
-                                    .bind(area)
-                                    .bind(row.planting_date.as_deref())
-                                    .bind(objective)
-                                    .bind(now)
-                                    .fetch_one(&mut *tx)
-                                    .await?;
-                                    Ok(json!({ "row": row_number, "campaign_id": id }))
-                                }
-                            }
-                        }
-                    },
-                    other => Err(json!({ "row": row_number, "campaign_id": null, "reason": format!("unknown job kind {other}") })),
-                };
-                match outcome {
-                    Ok(done) => {
-                        if job.kind == CAMPAIGN_IMPORT {
-                            if let Some(created) = result["created"].as_array_mut() {
-                                created.push(done);
-                            }
-                        } else {
-                            result["updated"] = json!(result["updated"].as_i64().unwrap_or(0) + 1);
-                        }
-                    }
-                    Err(refusal) => {
-                        failed += 1;
-                        if let Some(list) = result["refused"].as_array_mut() {
-                            list.push(refusal);
-                        }
-                    }
-                }
+                let outcome = tx.work_row(job, &chunk.rows[index], row_number, share, now).await?;
+                chunk.record(&job.kind, row_number, outcome, words);
             }
-            let processed = i64::try_from(end).unwrap_or(i64::MAX);
-            let finished = end >= rows.len() || processed >= state.total_items;
+            let processed = i64::try_from(chunk.end).unwrap_or(i64::MAX);
+            let finished = chunk.end >= chunk.rows.len() || processed >= state.total_items;
             let status = if finished { JobStatus::Finished } else { JobStatus::Running };
             sqlx::query(
                 "UPDATE jobs SET processed_items = $3, failed_items = $4, result = $5, status = $6, updated_at = $7, \
@@ -289,8 +209,8 @@ impl Store {
             .bind(job.society_id)
             .bind(job.id)
             .bind(processed)
-            .bind(state.failed_items + failed)
-            .bind(result.to_string())
+            .bind(state.failed_items + chunk.failed)
+            .bind(chunk.result.to_string())
             .bind(status.as_str())
             .bind(now)
             .bind(now + millis(lease))
@@ -298,8 +218,227 @@ impl Store {
             .bind((!finished).then_some(worker))
             .execute(&mut *tx)
             .await?;
+            tx.changed(job.society_id, &JOB, [job.id], if finished { "finished" } else { "updated" });
             tx.commit().await?;
             Ok(if finished { Progress::Finished } else { Progress::More })
         })
     }
 }
+
+/// What became of one row of a job: what the job's result lists for it, or the id to name with why it was refused.
+type RowOutcome = Result<Value, (Option<i64>, Refusal)>;
+
+/// The rows of a job a chunk works through, and the job's result as the chunk leaves it.
+struct Chunk {
+    /// Every row of the job.
+    rows: Vec<Value>,
+    /// The language the job's refusals are put in.
+    lang: Lang,
+    /// The first row of the chunk, by index.
+    start: usize,
+    /// The row after the chunk's last, by index.
+    end: usize,
+    /// The job's result: its rows done and refused so far.
+    result: Value,
+    /// The rows this chunk refused.
+    failed: i64,
+}
+
+impl Chunk {
+    /// The next `chunk` rows of `job`, from the first not processed yet, as `state` records it.
+    fn of(job: &ClaimedJob, state: &JobState, chunk: usize) -> Self {
+        let input: Value = serde_json::from_str(&state.input).unwrap_or(Value::Null);
+        let rows = input["campaigns"].as_array().cloned().unwrap_or_default();
+        let lang = report_lang(input["lang"].as_str());
+        let start = usize::try_from(state.processed_items)
+            .unwrap_or(usize::MAX)
+            .min(rows.len());
+        let end = start.saturating_add(chunk).min(rows.len());
+        let result: Value = state
+            .result
+            .as_deref()
+            .and_then(|r| serde_json::from_str(r).ok())
+            .unwrap_or_else(|| {
+                if job.kind == CAMPAIGN_IMPORT {
+                    json!({ "created": [], "refused": [] })
+                } else {
+                    json!({ "updated": 0, "refused": [] })
+                }
+            });
+        Self {
+            rows,
+            lang,
+            start,
+            end,
+            result,
+            failed: 0,
+        }
+    }
+
+    /// Adds what became of row `row_number` of a job of `kind` to the result.
+    fn record(&mut self, kind: &str, row_number: usize, outcome: RowOutcome, words: RowWords) {
+        let result = &mut self.result;
+        match outcome {
+            Ok(done) => {
+                if kind == CAMPAIGN_IMPORT {
+                    if let Some(created) = result["created"].as_array_mut() {
+                        created.push(done);
+                    }
+                } else {
+                    result["updated"] = json!(result["updated"].as_i64().unwrap_or(0) + 1);
+                }
+            }
+            Err((id, refusal)) => {
+                self.failed += 1;
+                if let Some(list) = result["refused"].as_array_mut() {
+                    list.push(refused(row_number, id, words(&refusal, self.lang)));
+                }
+            }
+        }
+    }
+}
+
+/// The work of a job's rows, one method per kind of job, on a write transaction of either backend.
+trait JobRows {
+    /// Works row `row_number` of `job`, `raw` as the job's input holds it, in the chunk's transaction; `share` ends
+    /// the `SELECT` of a row the write relies on staying live.
+    fn work_row(
+        &mut self,
+        job: &ClaimedJob,
+        raw: &Value,
+        row_number: usize,
+        share: &str,
+        now: i64,
+    ) -> impl std::future::Future<Output = Result<RowOutcome, sqlx::Error>> + Send;
+
+    /// A row of [`UPDATE_OBJECTIVE_YIELD`]: the campaign's objective yield, set.
+    fn update_yield(
+        &mut self,
+        society_id: i64,
+        row: YieldUpdate,
+        now: i64,
+    ) -> impl std::future::Future<Output = Result<RowOutcome, sqlx::Error>> + Send;
+
+    /// A row of [`CAMPAIGN_IMPORT`]: a campaign, created when the records it names are live and its code is free.
+    fn import_campaign(
+        &mut self,
+        society_id: i64,
+        row: NewCampaign,
+        row_number: usize,
+        share: &str,
+        now: i64,
+    ) -> impl std::future::Future<Output = Result<RowOutcome, sqlx::Error>> + Send;
+}
+
+/// Implements [`JobRows`] for the write transaction of backend `$db`.
+macro_rules! job_rows {
+    ($db:ty) => {
+        impl JobRows for WriteTx<'static, $db> {
+            async fn work_row(
+                &mut self,
+                job: &ClaimedJob,
+                raw: &Value,
+                row_number: usize,
+                share: &str,
+                now: i64,
+            ) -> Result<RowOutcome, sqlx::Error> {
+                let field = |name: &str| cell(raw, name);
+                Ok(match job.kind.as_str() {
+                    UPDATE_OBJECTIVE_YIELD => match YieldUpdate::read(field) {
+                        // The id sent, when it is one, so that the row is found by it too.
+                        Err(refusal) => Err((raw.get("campaign_id").and_then(Value::as_i64), refusal)),
+                        Ok(row) => self.update_yield(job.society_id, row, now).await?,
+                    },
+                    CAMPAIGN_IMPORT => match NewCampaign::read(field) {
+                        Err(refusal) => Err((None, refusal)),
+                        Ok(row) => self.import_campaign(job.society_id, row, row_number, share, now).await?,
+                    },
+                    _ => Err((None, unknown_kind())),
+                })
+            }
+
+            async fn update_yield(&mut self, society_id: i64, row: YieldUpdate, now: i64) -> Result<RowOutcome, sqlx::Error> {
+                let updated = sqlx::query(
+                    "UPDATE campaigns SET objective_yield = $3, updated_at = $4 \
+                     WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
+                )
+                .bind(society_id)
+                .bind(row.campaign_id)
+                .bind(row.objective_yield)
+                .bind(now)
+                .execute(&mut **self)
+                .await?
+                .rows_affected();
+                if updated == 1 {
+                    self.changed(society_id, &CAMPAIGN, [row.campaign_id], "updated");
+                    Ok(Ok(json!(row.campaign_id)))
+                } else {
+                    Ok(Err((Some(row.campaign_id), row.not_found())))
+                }
+            }
+
+            async fn import_campaign(
+                &mut self,
+                society_id: i64,
+                row: NewCampaign,
+                row_number: usize,
+                share: &str,
+                now: i64,
+            ) -> Result<RowOutcome, sqlx::Error> {
+                // The plot stays live until the campaign is committed: deleting it waits (see
+                // `Store::delete_logically`), and then finds the campaign.
+                let plot: Option<i64> = sqlx::query_scalar(&format!(
+                    "SELECT id FROM plots WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL{share}"
+                ))
+                .bind(society_id)
+                .bind(row.plot_id)
+                .fetch_optional(&mut **self)
+                .await?;
+                let master: Option<i64> = sqlx::query_scalar(
+                    "SELECT id FROM master_campaigns WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
+                )
+                .bind(society_id)
+                .bind(row.master_campaign_id)
+                .fetch_optional(&mut **self)
+                .await?;
+                // The row's code is in the form the API's writes store codes in, so the import's are theirs.
+                let code = row.external_code.as_deref();
+                let taken: Option<i64> = match code {
+                    Some(code) => sqlx::query_scalar(
+                        "SELECT id FROM campaigns WHERE society_id = $1 AND external_code = $2 AND deleted_at IS NULL",
+                    )
+                    .bind(society_id)
+                    .bind(code)
+                    .fetch_optional(&mut **self)
+                    .await?,
+                    None => None,
+                };
+                let found = Found { plot: plot.is_some(), master_campaign: master.is_some(), code_holder: taken };
+                if let Err(refusal) = row.check_references(found) {
+                    return Ok(Err((None, refusal)));
+                }
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO campaigns (society_id, master_campaign_id, plot_id, name, external_code, \
+                     area, planting_date, objective_yield, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id",
+                )
+                .bind(society_id)
+                .bind(row.master_campaign_id)
+                .bind(row.plot_id)
+                .bind(row.name.as_str())
+                .bind(code)
+                .bind(row.area)
+                .bind(row.planting_date.as_deref())
+                .bind(row.objective_yield)
+                .bind(now)
+                .fetch_one(&mut **self)
+                .await?;
+                self.changed(society_id, &CAMPAIGN, [id], "created");
+                Ok(Ok(json!({ "row": row_number, "campaign_id": id })))
+            }
+        }
+    };
+}
+
+job_rows!(sqlx::Sqlite);
+job_rows!(sqlx::Postgres);

@@ -8,6 +8,9 @@
 //! - [`console`]: the sandbox console's ring of recent requests per society.
 //! - [`bulk`]: many rows written or read at once, for loaders such as the demo data.
 //! - [`db`]: the seam between the two backends, and the macros that run one query body on either.
+//! - `sql`, `arg`, `inserts`: SQL text built at run time, the values it binds, and multi-row inserts.
+//! - `write`: the write transaction every write commits through, which writes its changes' events and counters.
+//! - [`rows`]: rows decoded by position, for each driver.
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
 //! - `migrate`: the schema, one set of migrations rendered per dialect.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
@@ -17,6 +20,9 @@
 //! - [`jobs`]: background jobs, claimed under a lease and worked in committed chunks.
 //! - [`events`]: the change feed: events written with their changes, rendered at commit, read in commit order.
 //! - [`list`]: the one generic list and detail implementation every read resource uses.
+//! - `read`: the read seam, which picks the driver that reads a request's rows on each backend.
+//! - [`declare`]: the macros that declare a read resource in a few lines.
+//! - `snapshot`: the token snapshot, what a society's data looked like when a request began.
 //! - `lookups`: what a write asks the database before it writes (are these ids live?), and the row locks it takes.
 //! - [`resources`]: the declaration of each resource (table, columns, scope, wire shape) and its writes.
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
@@ -26,11 +32,13 @@
 //! - [`metrics`]: what operators' metrics read of the store: pools, job queue, webhook backlog.
 
 pub mod admin;
+mod arg;
 pub mod auth;
 pub mod bulk;
 pub mod cache;
 pub mod console;
 pub mod db;
+pub mod declare;
 pub mod dependants;
 pub mod durability;
 pub mod events;
@@ -38,6 +46,7 @@ pub mod housekeeping;
 pub mod idempotency;
 pub mod import;
 mod inline;
+mod inserts;
 pub mod jobs;
 pub mod list;
 mod lookups;
@@ -47,20 +56,27 @@ mod migrate;
 pub mod pages;
 pub mod pg_readers;
 pub mod rate_limits;
+mod read;
 pub mod reference;
 pub mod render;
 pub mod resources;
+pub mod rows;
 mod shared_checks;
+mod snapshot;
+mod sql;
 pub mod webhooks;
+mod write;
 
 use std::sync::Arc;
 
 use chrono_tz::Tz;
 use thiserror::Error;
 
-pub use db::{Arg, Dialect, PoolOptions, SqliteSync};
-pub use list::{ListSpec, Resource, Scoping, Snapshot};
+pub use db::{PoolOptions, SqliteSync};
+pub use list::{ListSpec, Resource, Scoping};
 pub use render::Render;
+pub use snapshot::Snapshot;
+pub use sql::{Arg, Dialect};
 
 /// What [`Store::migrate`] did.
 #[derive(Debug, Clone)]
@@ -152,8 +168,8 @@ impl From<tokio_postgres::Error> for StoreError {
     }
 }
 
-impl From<pg_readers::ColumnError> for StoreError {
-    fn from(error: pg_readers::ColumnError) -> Self {
+impl From<rows::ColumnError> for StoreError {
+    fn from(error: rows::ColumnError) -> Self {
         StoreError::Database(Box::new(error))
     }
 }
@@ -312,7 +328,7 @@ impl Store {
 
     /// Checks that the database answers, for health checks.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        let sql = db::Sql {
+        let sql = sql::Sql {
             text: "SELECT 1".to_owned(),
             args: Vec::new(),
         };

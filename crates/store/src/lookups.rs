@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::db::{Arg, Dialect, RowLock, Sql, IDS_PER_QUERY};
+use crate::sql::{Arg, Dialect, RowLock, Sql, IDS_PER_QUERY};
 use crate::StoreError;
 
 /// Tables whose records the API deletes only when nothing live depends on them (see `Store::delete_logically`).
@@ -117,7 +117,7 @@ impl Lookups {
     /// Asks for ids for `count` new rows of `table`, so that rows referring to them can be written along with them.
     /// PostgreSQL draws them from the table's identity sequence, by the name PostgreSQL gave it (`{table}_id_seq`),
     /// which the statement's plan resolves once: `pg_get_serial_sequence` searched `pg_depend` on every id drawn, and
-    /// that was about a third of a work-order create's lookups (docs/performance.md). SQLite's writer holds the
+    /// that was a large part of a work-order create's lookups (docs/performance.md). SQLite's writer holds the
     /// database's lock from `BEGIN IMMEDIATE` on, so the ids after the largest are free, and they are what SQLite
     /// would have picked.
     pub fn reserve(&mut self, table: &'static str, count: usize) -> Reservation {
@@ -204,7 +204,7 @@ macro_rules! ask {
     ($lookups:expr, $tx:expr) => {{
         let mut rows: Vec<(i64, i64)> = Vec::new();
         for sql in $lookups.statements() {
-            let query = $crate::db::bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args);
+            let query = $crate::sql::bind_args!(sqlx::query_as::<_, (i64, i64)>(&sql.text), &sql.args);
             rows.extend(query.fetch_all(&mut *$tx).await?);
         }
         $lookups.found(rows)
@@ -219,6 +219,11 @@ impl Found {
     /// What lookup `kind` found.
     pub fn of(&self, kind: Kind) -> &BTreeSet<i64> {
         &self.0[kind.0]
+    }
+
+    /// What lookup `kind` found, taken out of the answer, which then holds nothing for `kind`.
+    pub fn take(&mut self, kind: Kind) -> BTreeSet<i64> {
+        std::mem::take(&mut self.0[kind.0])
     }
 
     /// Whether lookup `kind` found `id`.
@@ -279,6 +284,10 @@ mod tests {
         let found = lookups.found([(0, 3), (1, 9), (5, 1)]);
         assert_eq!(found.of(machines), &BTreeSet::from([3]));
         assert!(found.has(vouchers, 9));
+        let mut found = found;
+        assert_eq!(found.take(machines), BTreeSet::from([3]));
+        assert!(found.of(machines).is_empty(), "what is taken is no longer there");
+        assert!(found.has(vouchers, 9), "other kinds keep theirs");
     }
 
     #[test]

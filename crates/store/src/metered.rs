@@ -22,6 +22,22 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Database, Describe, Either, Execute, Executor, Pool};
 use tokio_postgres::{Config, NoTls};
 
+/// One connection pool of this process.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolVitals {
+    /// `read` or `write` on SQLite (one writer at a time); `main`, `read` (requests' reads) or `token` (token checks)
+    /// on PostgreSQL.
+    pub name: &'static str,
+    /// Connections open.
+    pub open: u32,
+    /// Open connections nobody holds.
+    pub idle: u32,
+    /// The most it opens.
+    pub max: u32,
+    /// Operations waiting for one of its connections.
+    pub waiting: u32,
+}
+
 /// Time to get a pooled connection, by pool: from asking to holding one.
 pub const ACQUIRE_WAIT: &str = "tranquera_db_pool_acquire_wait_seconds";
 

@@ -6,27 +6,11 @@ use std::time::Duration;
 
 use crate::db::{with_reader, Db};
 use crate::metered::MeteredPool;
-pub use crate::metered::ACQUIRE_WAIT;
+pub use crate::metered::{PoolVitals, ACQUIRE_WAIT};
 use crate::{now_millis, Store, StoreError};
 
 /// Database operations that found no free pooled connection within the acquire time-out.
 pub const ACQUIRE_TIMEOUTS: &str = "tranquera_db_acquire_timeouts_total";
-
-/// One connection pool of this process.
-#[derive(Debug, Clone, Copy)]
-pub struct PoolVitals {
-    /// `read` or `write` on SQLite (one writer at a time); `main`, `read` (requests' reads) or `token` (token checks)
-    /// on PostgreSQL.
-    pub name: &'static str,
-    /// Connections open.
-    pub open: u32,
-    /// Open connections nobody holds.
-    pub idle: u32,
-    /// The most it opens.
-    pub max: u32,
-    /// Operations waiting for one of its connections.
-    pub waiting: u32,
-}
 
 /// The work waiting in the whole database.
 #[derive(Debug, Clone, Copy)]

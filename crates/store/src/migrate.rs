@@ -4,7 +4,9 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::db::{with_writer, BeginWrite, Db, Dialect};
+use crate::db::{with_writer, Db};
+use crate::sql::Dialect;
+use crate::write::BeginWrite;
 use crate::{now_millis, StoreError};
 
 /// Every migration, in order. Append only.
@@ -102,99 +104,29 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "idempotency_leases",
         include_str!("migrations/0025_idempotency_leases.sql"),
     ),
+    (
+        26,
+        "writes_record_their_changes",
+        include_str!("migrations/0026_writes_record_their_changes.sql"),
+    ),
 ];
 
-/// The function the PostgreSQL triggers of `{track_versions:…}` call: one upsert per statement and society touched,
-/// in the slot of the transaction. Migration 5 replaces it ([`POSTGRES_SOCIETY_VERSIONS`]); this is what migration 4
-/// made.
-const POSTGRES_VERSION_FUNCTION: &str = "CREATE FUNCTION bump_table_version() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO table_versions (society_id, table_name, slot, version)
-    SELECT DISTINCT society_id, TG_TABLE_NAME, pg_current_xact_id()::text::bigint % 16, 1 FROM changed
-    ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1;
-    RETURN NULL;
-END
-$$;";
-
-/// PostgreSQL's `society_versions` (see migration 5): made from the counts so far, then bumped along with
-/// `table_versions` by the trigger function, which this replaces. Writers wait for the copy, so no count is missed.
-const POSTGRES_SOCIETY_VERSIONS: &str = "LOCK TABLE table_versions IN SHARE ROW EXCLUSIVE MODE;
-CREATE TABLE society_versions (
+/// PostgreSQL's `society_versions` (see migration 5), made from the counts so far.
+const POSTGRES_SOCIETY_VERSIONS: &str = "CREATE TABLE society_versions (
     society_id BIGINT NOT NULL,
     slot BIGINT NOT NULL,
     version BIGINT NOT NULL,
     PRIMARY KEY (society_id, slot)
 );
 INSERT INTO society_versions (society_id, slot, version)
-SELECT society_id, slot, SUM(version) FROM table_versions GROUP BY society_id, slot;
-CREATE OR REPLACE FUNCTION bump_table_version() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO table_versions (society_id, table_name, slot, version)
-    SELECT DISTINCT society_id, TG_TABLE_NAME, pg_current_xact_id()::text::bigint % 16, 1 FROM changed
-    ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1;
-    INSERT INTO society_versions (society_id, slot, version)
-    SELECT DISTINCT society_id, pg_current_xact_id()::text::bigint % 16, 1 FROM changed
-    ON CONFLICT (society_id, slot) DO UPDATE SET version = society_versions.version + 1;
-    RETURN NULL;
-END
-$$;";
+SELECT society_id, slot, SUM(version) FROM table_versions GROUP BY society_id, slot;";
 
-/// PostgreSQL's checks of device events' references (see migration 7), in place of three foreign keys. A batch
-/// locks its distinct devices and event types `FOR KEY SHARE`, as the foreign keys' row checks did, so none can be
-/// deleted or rekeyed until it commits; one that is already gone leaves fewer rows locked than asked for.
+/// What migration 7 did on PostgreSQL that outlives migration 26: it dropped device events' foreign keys, which
+/// statement triggers replaced until migration 26 made them foreign keys again.
 const POSTGRES_DEVICE_EVENT_REFERENCES: &str = "ALTER TABLE device_events
     DROP CONSTRAINT device_events_society_id_fkey,
     DROP CONSTRAINT device_events_device_event_type_id_fkey,
-    DROP CONSTRAINT device_events_society_id_device_id_fkey;
-CREATE FUNCTION device_events_check_references() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    devices_named BIGINT;
-    devices_locked BIGINT;
-    types_named BIGINT;
-    types_locked BIGINT;
-BEGIN
-    SELECT count(*) INTO devices_named FROM (SELECT DISTINCT society_id, device_id FROM changed) named;
-    SELECT count(*) INTO devices_locked FROM (
-        SELECT 1 FROM devices WHERE (society_id, id) IN (SELECT society_id, device_id FROM changed) FOR KEY SHARE
-    ) locked;
-    SELECT count(*) INTO types_named FROM (SELECT DISTINCT device_event_type_id FROM changed) named;
-    SELECT count(*) INTO types_locked FROM (
-        SELECT 1 FROM device_event_types WHERE id IN (SELECT device_event_type_id FROM changed) FOR KEY SHARE
-    ) locked;
-    IF devices_locked <> devices_named OR types_locked <> types_named THEN
-        RAISE EXCEPTION 'a device event names a device of another society, or one or an event type that does not exist'
-            USING ERRCODE = 'foreign_key_violation', TABLE = 'device_events';
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER device_events_references_insert AFTER INSERT ON device_events REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_references();
-CREATE TRIGGER device_events_references_update AFTER UPDATE ON device_events REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_references();
-CREATE FUNCTION device_events_check_referenced() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_TABLE_NAME = 'devices' AND EXISTS (
-        SELECT 1 FROM gone JOIN device_events e ON e.society_id = gone.society_id AND e.device_id = gone.id
-        WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.society_id = gone.society_id AND d.id = gone.id)
-    ) OR TG_TABLE_NAME = 'device_event_types' AND EXISTS (
-        SELECT 1 FROM gone JOIN device_events e ON e.device_event_type_id = gone.id
-        WHERE NOT EXISTS (SELECT 1 FROM device_event_types t WHERE t.id = gone.id)
-    ) THEN
-        RAISE EXCEPTION '% still named by device events', TG_TABLE_NAME
-            USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME;
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER devices_referenced_delete AFTER DELETE ON devices REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();
-CREATE TRIGGER devices_referenced_update AFTER UPDATE ON devices REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();
-CREATE TRIGGER device_event_types_referenced_delete AFTER DELETE ON device_event_types REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();
-CREATE TRIGGER device_event_types_referenced_update AFTER UPDATE ON device_event_types REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION device_events_check_referenced();";
+    DROP CONSTRAINT device_events_society_id_device_id_fkey;";
 
 /// Migration 19: events' payloads compressed with lz4 where the server has it. The statement is built at run time,
 /// since before PostgreSQL 14 it does not parse.
@@ -221,137 +153,19 @@ CREATE INDEX plots_establishment_with_area ON plots (society_id, establishment_i
 DROP INDEX plots_establishment;
 ALTER INDEX plots_establishment_with_area RENAME TO plots_establishment;";
 
-/// Migration 24: PostgreSQL's check of events' societies, in place of their foreign key. A statement's inserted events
-/// lock their distinct societies `FOR KEY SHARE`, as the key's row checks did; a society already gone leaves fewer
-/// rows locked than named. Only an update that names `society_id` is checked, so filling in payloads costs nothing.
-const POSTGRES_EVENT_SOCIETY_CHECK: &str = "ALTER TABLE events DROP CONSTRAINT events_society_id_fkey;
-CREATE FUNCTION events_check_society() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    named BIGINT;
-    locked BIGINT;
-BEGIN
-    SELECT count(DISTINCT society_id) INTO named FROM changed;
-    SELECT count(*) INTO locked FROM (
-        SELECT 1 FROM societies WHERE id IN (SELECT society_id FROM changed) FOR KEY SHARE
-    ) found;
-    IF locked <> named THEN
-        RAISE EXCEPTION 'an event names a society that does not exist'
-            USING ERRCODE = 'foreign_key_violation', TABLE = 'events';
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER events_society_insert AFTER INSERT ON events REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION events_check_society();
-CREATE FUNCTION events_check_moved_society() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM 1 FROM societies WHERE id = NEW.society_id FOR KEY SHARE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'an event names a society that does not exist'
-            USING ERRCODE = 'foreign_key_violation', TABLE = 'events';
-    END IF;
-    RETURN NEW;
-END
-$$;
-CREATE TRIGGER events_society_update BEFORE UPDATE OF society_id ON events FOR EACH ROW
-    WHEN (NEW.society_id IS DISTINCT FROM OLD.society_id) EXECUTE FUNCTION events_check_moved_society();
-CREATE FUNCTION societies_check_named_by_events() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF EXISTS (
-        SELECT 1 FROM gone JOIN events e ON e.society_id = gone.id
-        WHERE NOT EXISTS (SELECT 1 FROM societies s WHERE s.id = gone.id)
-    ) THEN
-        RAISE EXCEPTION 'societies still named by events'
-            USING ERRCODE = 'foreign_key_violation', TABLE = 'societies';
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER societies_named_by_events_delete AFTER DELETE ON societies REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION societies_check_named_by_events();
-CREATE TRIGGER societies_named_by_events_update AFTER UPDATE ON societies REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION societies_check_named_by_events();";
+/// What migration 24 did on PostgreSQL that outlives migration 26: it dropped the events' foreign key to their
+/// society, which statement triggers replaced until migration 26 made it a foreign key again.
+const POSTGRES_EVENT_SOCIETY_CHECK: &str = "ALTER TABLE events DROP CONSTRAINT events_society_id_fkey;";
 
-/// Migration 12's replacement of `device_events_check_referenced`: each table's query in a branch of its own, as
-/// PL/pgSQL plans an expression whole and `device_event_types`' transition table has no `society_id`.
-const POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE: &str =
-    "CREATE OR REPLACE FUNCTION device_events_check_referenced() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_TABLE_NAME = 'devices' THEN
-        IF EXISTS (
-            SELECT 1 FROM gone JOIN device_events e ON e.society_id = gone.society_id AND e.device_id = gone.id
-            WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.society_id = gone.society_id AND d.id = gone.id)
-        ) THEN
-            RAISE EXCEPTION '% still named by device events', TG_TABLE_NAME
-                USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME;
-        END IF;
-    ELSIF EXISTS (
-        SELECT 1 FROM gone JOIN device_events e ON e.device_event_type_id = gone.id
-        WHERE NOT EXISTS (SELECT 1 FROM device_event_types t WHERE t.id = gone.id)
-    ) THEN
-        RAISE EXCEPTION '% still named by device events', TG_TABLE_NAME
-            USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME;
-    END IF;
-    RETURN NULL;
-END
-$$;";
-
-/// The function the PostgreSQL triggers of `{track_reference:…}` call (see migration 10): a statement that changed
-/// no row changes no catalogue.
-const POSTGRES_REFERENCE_VERSION: &str =
-    "CREATE FUNCTION bump_reference_version() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM changed) THEN
-        UPDATE reference_version SET version = version + 1 WHERE id = 1;
-    END IF;
-    RETURN NULL;
-END
-$$;";
-
-/// The triggers that count changes to catalogue `table` in `reference_version`.
-fn track_reference(table: &str, dialect: Dialect) -> String {
-    change_triggers(table, dialect, "reference", "bump_reference_version", |_| {
-        "UPDATE reference_version SET version = version + 1 WHERE id = 1;".to_owned()
-    })
-}
-
-/// The triggers that count changes to `table` in `table_versions`. PostgreSQL counts once per statement (transition
-/// tables), so a 1,000-row insert costs one upsert; SQLite has only row triggers.
-fn track_versions(table: &str, dialect: Dialect) -> String {
-    change_triggers(table, dialect, "version", "bump_table_version", |row| {
-        format!(
-            "INSERT INTO table_versions (society_id, table_name, slot, version) \
-             VALUES ({row}.society_id, '{table}', 0, 1) \
-             ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = version + 1;"
-        )
-    })
-}
-
-/// `{table}_{purpose}_{insert,update,delete}`: after each change of `table`, SQLite runs `sqlite_body(row)` per row
-/// (`row` is `NEW` or `OLD`) and PostgreSQL calls `postgres_function` once per statement, its rows in `changed`.
-fn change_triggers(
-    table: &str,
-    dialect: Dialect,
-    purpose: &str,
-    postgres_function: &str,
-    sqlite_body: impl Fn(&str) -> String,
-) -> String {
-    let mut sql = String::new();
-    for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
-        let name = format!("{table}_{purpose}_{}", event.to_ascii_lowercase());
-        sql.push_str(&match dialect {
-            Dialect::Sqlite => format!(
-                "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {} END;\n",
-                sqlite_body(row)
-            ),
-            Dialect::Postgres => format!(
-                "CREATE TRIGGER {name} AFTER {event} ON {table} REFERENCING {row} TABLE AS changed \
-                 FOR EACH STATEMENT EXECUTE FUNCTION {postgres_function}();\n"
-            ),
-        });
-    }
-    sql
-}
+/// PostgreSQL's references that statement triggers checked until migration 26, foreign keys again: a device event's
+/// society, device and event type, and an event's society.
+const POSTGRES_FOREIGN_KEYS: &str = "ALTER TABLE device_events
+    ADD CONSTRAINT device_events_society_id_fkey FOREIGN KEY (society_id) REFERENCES societies (id),
+    ADD CONSTRAINT device_events_device_event_type_id_fkey FOREIGN KEY (device_event_type_id)
+        REFERENCES device_event_types (id),
+    ADD CONSTRAINT device_events_society_id_device_id_fkey FOREIGN KEY (society_id, device_id)
+        REFERENCES devices (society_id, id);
+ALTER TABLE events ADD CONSTRAINT events_society_id_fkey FOREIGN KEY (society_id) REFERENCES societies (id);";
 
 /// Key of the PostgreSQL advisory lock that serialises migrations of several processes starting at once.
 pub(crate) const MIGRATION_LOCK: i64 = 0x7472_616e_7175;
@@ -387,17 +201,12 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         .replace("{tenant_key}", tenant_key)
         .replace("{global_id}", global_id);
     for (token, postgres) in [
-        ("{track_versions_setup}", POSTGRES_VERSION_FUNCTION),
         ("{postgres_society_versions}", POSTGRES_SOCIETY_VERSIONS),
         ("{postgres_device_event_references}", POSTGRES_DEVICE_EVENT_REFERENCES),
-        ("{postgres_reference_version}", POSTGRES_REFERENCE_VERSION),
-        (
-            "{postgres_device_event_referenced_by_table}",
-            POSTGRES_DEVICE_EVENT_REFERENCED_BY_TABLE,
-        ),
         ("{postgres_events_payload_lz4}", POSTGRES_EVENTS_PAYLOAD_LZ4),
         ("{postgres_live_id_indexes}", POSTGRES_LIVE_ID_INDEXES),
         ("{postgres_event_society_check}", POSTGRES_EVENT_SOCIETY_CHECK),
+        ("{postgres_foreign_keys}", POSTGRES_FOREIGN_KEYS),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",
@@ -408,25 +217,67 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
     rendered
         .lines()
         .map(|line| {
-            let tracked = |prefix: &str| line.strip_prefix(prefix).and_then(|rest| rest.strip_suffix('}'));
-            if let Some(table) = tracked("{track_versions:") {
-                track_versions(table, dialect)
-            } else if let Some(table) = tracked("{track_reference:") {
-                track_reference(table, dialect)
-            } else if let Some(table) = tracked("{track_events:") {
-                crate::events::track_events(table, dialect)
-            } else if let Some(table) = tracked("{track_events_again:") {
-                crate::events::track_events_again(table, dialect)
-            } else if let Some(table) = tracked("{sqlite_track_events_again:") {
-                match dialect {
-                    Dialect::Sqlite => crate::events::track_events_again(table, dialect),
-                    Dialect::Postgres => String::new(),
-                }
+            if TRIGGER_TOKENS.iter().any(|token| line.starts_with(token)) {
+                String::new()
+            } else if line == "{drop_triggers}" {
+                drop_triggers(dialect)
             } else {
                 format!("{line}\n")
             }
         })
         .collect()
+}
+
+/// The lines by which migrations before 26 made triggers (`{track_events:farmers}`, …). Changes, events and counters
+/// are written by the write transaction now, so these lines make nothing in a fresh database, and migration 26
+/// drops what they made in an older one.
+const TRIGGER_TOKENS: &[&str] = &[
+    "{track_versions_setup}",
+    "{postgres_reference_version}",
+    "{postgres_device_event_referenced_by_table}",
+    "{track_versions:",
+    "{track_reference:",
+    "{track_events:",
+    "{track_events_again:",
+    "{sqlite_track_events_again:",
+];
+
+/// Statements that drop every trigger and trigger function the migrations before 26 made. PostgreSQL lists them in
+/// its catalogue; SQLite's are named after each trigger line of those migrations (`{table}_events_insert`, …), and
+/// dropped if they exist.
+fn drop_triggers(dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Postgres => "DO $$\nDECLARE found record;\nBEGIN\n\
+             FOR found IN SELECT t.tgname, t.tgrelid::regclass AS relation FROM pg_trigger t \
+             JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE NOT t.tgisinternal AND n.nspname = current_schema() LOOP\n\
+             EXECUTE format('DROP TRIGGER %I ON %s', found.tgname, found.relation);\nEND LOOP;\n\
+             FOR found IN SELECT p.oid::regprocedure AS function FROM pg_proc p \
+             JOIN pg_namespace n ON n.oid = p.pronamespace \
+             WHERE n.nspname = current_schema() AND p.prorettype = 'trigger'::regtype LOOP\n\
+             EXECUTE format('DROP FUNCTION %s', found.function);\nEND LOOP;\nEND\n$$;\n"
+            .to_owned(),
+        Dialect::Sqlite => {
+            let mut sql = String::new();
+            for (_, _, migration) in MIGRATIONS {
+                for line in migration.lines() {
+                    let named = [("{track_versions:", "version"), ("{track_reference:", "reference")]
+                        .into_iter()
+                        .chain(TRIGGER_TOKENS[5..].iter().map(|token| (*token, "events")))
+                        .find_map(|(token, purpose)| {
+                            let table = line.strip_prefix(token)?.strip_suffix('}')?;
+                            Some((table, purpose))
+                        });
+                    if let Some((table, purpose)) = named {
+                        for operation in ["insert", "update", "delete"] {
+                            sql.push_str(&format!("DROP TRIGGER IF EXISTS {table}_{purpose}_{operation};\n"));
+                        }
+                    }
+                }
+            }
+            sql
+        }
+    }
 }
 
 fn checksum(sql: &str) -> String {
@@ -494,23 +345,6 @@ mod tests {
         }
     }
 
-    /// Society tables that are not API data: credentials, stored answers and the change feed. Every other table with a
-    /// `society_id` must count its changes, or lists would serve stale page indexes and ETags.
-    const UNTRACKED: &[&str] = &[
-        "auth_tokens",
-        "api_keys",
-        "idempotency_keys",
-        "table_versions",
-        "society_versions",
-        "events",
-        // Webhook bookkeeping: changes at every delivery, and no list is served from it.
-        "webhook_progress",
-        "webhook_deliveries",
-        "webhook_attempts",
-        // The console's ring of recent requests: a debugging aid, not API data.
-        "console_requests",
-    ];
-
     /// The tables with a `society_id`, and every trigger, of a freshly migrated SQLite database.
     async fn society_tables_and_triggers(name: &str) -> (Vec<String>, Vec<String>) {
         let path = std::env::temp_dir().join(format!("{name}-{}.sqlite", std::process::id()));
@@ -538,26 +372,30 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn every_society_table_counts_its_changes() {
-        let (society_tables, triggers) = society_tables_and_triggers("migrate-versions").await;
+    async fn no_trigger_is_made() {
+        let (society_tables, triggers) = society_tables_and_triggers("migrate-triggers").await;
         assert!(society_tables.len() > 30, "{society_tables:?}");
-        for table in society_tables
-            .iter()
-            .filter(|table| !UNTRACKED.contains(&table.as_str()))
-        {
-            for event in ["insert", "update", "delete"] {
-                let trigger = format!("{table}_version_{event}");
-                assert!(
-                    triggers.contains(&trigger),
-                    "{table} has no {trigger}: add a {{track_versions:{table}}} line"
-                );
-            }
+        assert!(triggers.is_empty(), "{triggers:?}");
+    }
+
+    #[test]
+    fn the_triggers_of_older_databases_are_dropped_by_name() {
+        let drops = drop_triggers(Dialect::Sqlite);
+        for name in [
+            "farmers_events_insert",
+            "work_order_labours_events_delete",
+            "jobs_version_update",
+            "users_version_insert",
+            "species_reference_delete",
+        ] {
+            assert!(drops.contains(&format!("DROP TRIGGER IF EXISTS {name};")), "{name}");
         }
+        assert!(drop_triggers(Dialect::Postgres).contains("DROP TRIGGER"));
     }
 
     /// Society tables whose changes are not events, and why: credentials, bookkeeping, the feed itself, and rows no
     /// read answers (a weather sample is read only through its anomalies). Every other table with a `society_id` must
-    /// have an `EVENT_SOURCES` entry and its triggers, or its changes would never reach the feed.
+    /// have an `EVENT_SOURCES` entry, or its changes would never reach the feed.
     const NO_EVENTS: &[&str] = &[
         "auth_tokens",
         "api_keys",
@@ -577,32 +415,14 @@ mod tests {
 
     #[tokio::test]
     async fn every_society_table_has_events() {
-        let (society_tables, triggers) = society_tables_and_triggers("migrate-events").await;
+        let (society_tables, _) = society_tables_and_triggers("migrate-events").await;
         for table in society_tables
             .iter()
             .filter(|table| !NO_EVENTS.contains(&table.as_str()))
         {
             assert!(
-                crate::events::EVENT_SOURCES
-                    .iter()
-                    .any(|source| source.table == table.as_str()),
-                "{table} has no EVENT_SOURCES entry (store/src/events/sources.rs)"
-            );
-            for operation in ["insert", "update", "delete"] {
-                let trigger = format!("{table}_events_{operation}");
-                assert!(
-                    triggers.contains(&trigger),
-                    "{table} has no {trigger}: add a {{track_events:{table}}} line"
-                );
-            }
-        }
-        for source in crate::events::EVENT_SOURCES {
-            assert!(
-                domain::events::RESOURCES
-                    .iter()
-                    .any(|(resource, _)| *resource == source.resource),
-                "{} is not a resource of domain::events::RESOURCES",
-                source.resource
+                crate::resources::events::source(table).is_some(),
+                "{table} has no EVENT_SOURCES entry (store/src/resources/events.rs)"
             );
         }
     }

@@ -3,7 +3,7 @@
 //! whatever its number, and the envelope's totals need no `count(*)`.
 //!
 //! An index is built by one pass over the list's ids and kept, per process, for as long as the version of the
-//! list's table (kept by triggers in `table_versions`) stands; the cache holds a bounded number of ids in all and
+//! list's table (its change counter in `table_versions`) stands; the cache holds a bounded number of ids in all and
 //! forgets the least recently used lists first.
 
 use std::future::Future;

@@ -9,7 +9,7 @@
 //! background work keep sqlx's pool, whose transactions need its care.
 //!
 //! The connections are `tokio-postgres` clients. sqlx's driver hands each row of an answer on through an async stream
-//! of its own, a quarter of an uncached page's CPU in the server; `tokio-postgres` reads the answer into its buffer
+//! of its own, a large part of an uncached page's work in the server; `tokio-postgres` reads the answer into its buffer
 //! and the rows are decoded where they lie. Each connection prepares a statement once, with the argument types sqlx
 //! would bind, and keeps it.
 
@@ -20,123 +20,18 @@ use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use sqlx::postgres::PgConnectOptions;
-use tokio_postgres::types::{FromSql, ToSql, Type};
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
-use crate::db::Arg;
+use crate::metered::PoolVitals;
 use crate::metered::{server_stopping, ServerWatch, Waiting, ACQUIRE_WAIT};
-use crate::metrics::PoolVitals;
+use crate::rows::{column, FromPgRow, PgColumn};
+use crate::sql::Arg;
 use crate::StoreError;
 
 /// Statements a connection keeps prepared; past this it forgets them all and prepares again as they come. A list's
 /// statement differs by its filters, so the set is bounded, not fixed.
 const STATEMENTS_KEPT: usize = 256;
-
-/// A row decoded column by column in the order selected. [`row_by_position!`](crate::row_by_position) writes it.
-/// `Send`, as the rows of a page are gathered inside the read's future, which moves between threads.
-pub trait FromPgRow: Sized + Send {
-    /// The row's fields from `row`'s columns, in order.
-    fn from_pg_row(row: &Row) -> Result<Self, ColumnError>;
-}
-
-/// A column that could not become its field.
-#[derive(Debug, thiserror::Error)]
-pub enum ColumnError {
-    /// The statement selected fewer columns than the row has fields.
-    #[error("column {0} was not selected")]
-    Missing(usize),
-    /// NULL, for a field that cannot be absent.
-    #[error("column {0} is null")]
-    Null(usize),
-    /// A value whose binary form is not the field's type.
-    #[error("column {0} does not decode as {1}")]
-    Type(usize, &'static str),
-}
-
-/// One field's value from PostgreSQL's binary form of a column, as sqlx's unchecked decoding read it: an integer
-/// of any width, a float of either, whatever the column's declared type. Written here because `tokio-postgres`'s
-/// own decoding refuses an `integer` column for an `i64` field, and the rows were declared for sqlx.
-pub trait PgColumn: Sized {
-    /// The value from its bytes; `None` is NULL. `column` names the column in an error.
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError>;
-}
-
-impl PgColumn for i64 {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        match *bytes.ok_or(ColumnError::Null(column))? {
-            [a, b, c, d, e, f, g, h] => Ok(i64::from_be_bytes([a, b, c, d, e, f, g, h])),
-            [a, b, c, d] => Ok(i64::from(i32::from_be_bytes([a, b, c, d]))),
-            [a, b] => Ok(i64::from(i16::from_be_bytes([a, b]))),
-            _ => Err(ColumnError::Type(column, "an integer")),
-        }
-    }
-}
-
-impl PgColumn for f64 {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        match *bytes.ok_or(ColumnError::Null(column))? {
-            [a, b, c, d, e, f, g, h] => Ok(f64::from_be_bytes([a, b, c, d, e, f, g, h])),
-            [a, b, c, d] => Ok(f64::from(f32::from_be_bytes([a, b, c, d]))),
-            _ => Err(ColumnError::Type(column, "a float")),
-        }
-    }
-}
-
-impl PgColumn for bool {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        match *bytes.ok_or(ColumnError::Null(column))? {
-            [byte] => Ok(byte != 0),
-            _ => Err(ColumnError::Type(column, "a boolean")),
-        }
-    }
-}
-
-impl PgColumn for String {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        let bytes = bytes.ok_or(ColumnError::Null(column))?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| ColumnError::Type(column, "text"))
-    }
-}
-
-/// An `int8[]` (a list's ids in one value, for its page index), through tokio-postgres's array decoding.
-impl PgColumn for Vec<i64> {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        let bytes = bytes.ok_or(ColumnError::Null(column))?;
-        <Vec<i64> as FromSql>::from_sql(&Type::INT8_ARRAY, bytes)
-            .map_err(|_| ColumnError::Type(column, "an array of bigint"))
-    }
-}
-
-impl<T: PgColumn> PgColumn for Option<T> {
-    fn decode(column: usize, bytes: Option<&[u8]>) -> Result<Self, ColumnError> {
-        bytes.map(|bytes| T::decode(column, Some(bytes))).transpose()
-    }
-}
-
-/// A column's bytes as PostgreSQL sent them, whatever its type, for [`PgColumn`] to decode.
-struct ColumnBytes<'a>(Option<&'a [u8]>);
-
-impl<'a> FromSql<'a> for ColumnBytes<'a> {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Self(Some(raw)))
-    }
-
-    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Self(None))
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-}
-
-/// Column `index` of `row` as `T`.
-pub fn column<T: PgColumn>(row: &Row, index: usize) -> Result<T, ColumnError> {
-    let bytes: ColumnBytes<'_> = row.try_get(index).map_err(|_| ColumnError::Missing(index))?;
-    T::decode(index, bytes.0)
-}
 
 /// The connection settings of the readers: those sqlx resolved from the URL, the environment and `.pgpass` (host or
 /// socket, port, user, password, database, application name, options), so that both kinds of connection reach the
@@ -167,8 +62,8 @@ pub(crate) fn reader_config(options: &PgConnectOptions) -> Config {
 
 /// Reads one connection carries at once before the set opens another. A connection's reads are sent one after the
 /// other without waiting for the answers (`tokio-postgres` pipelines them), and its server process answers them in
-/// turn without sleeping between them: an uncached page cost PostgreSQL about 15 % less CPU, and the server a little
-/// less too (docs/performance.md). A read waits behind those ahead of it on its connection; eight keep the wait to a
+/// turn without sleeping between them: an uncached page cost PostgreSQL less CPU, and the server too
+/// (docs/performance.md). A read waits behind those ahead of it on its connection; eight keep the wait to a
 /// few pages' time, and the `read` set (eight connections by default) reaches all of them, and as many of
 /// PostgreSQL's cores, at 64 reads at once.
 const READS_PER_CONNECTION: u32 = 8;
@@ -474,29 +369,6 @@ impl Drop for ReaderLease<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn integers_of_every_width_and_floats_of_either_decode_as_sqlx_read_them() {
-        assert_eq!(i64::decode(0, Some(&(-5_i64).to_be_bytes())).ok(), Some(-5));
-        assert_eq!(i64::decode(0, Some(&(-5_i32).to_be_bytes())).ok(), Some(-5));
-        assert_eq!(i64::decode(0, Some(&7_i16.to_be_bytes())).ok(), Some(7));
-        assert_eq!(f64::decode(0, Some(&45.25_f64.to_be_bytes())).ok(), Some(45.25));
-        assert_eq!(f64::decode(0, Some(&0.5_f32.to_be_bytes())).ok(), Some(0.5));
-        assert_eq!(bool::decode(0, Some(&[1])).ok(), Some(true));
-        assert_eq!(String::decode(0, Some("Ação".as_bytes())).ok().as_deref(), Some("Ação"));
-        assert_eq!(Option::<i64>::decode(0, None).ok(), Some(None));
-    }
-
-    #[test]
-    fn null_and_foreign_values_are_refused_with_their_column() {
-        assert!(matches!(i64::decode(3, None), Err(ColumnError::Null(3))));
-        assert!(matches!(i64::decode(2, Some(&[1, 2, 3])), Err(ColumnError::Type(2, _))));
-        assert!(matches!(
-            String::decode(1, Some(&[0xff, 0xfe])),
-            Err(ColumnError::Type(1, _))
-        ));
-        assert!(matches!(bool::decode(0, Some(&[0, 1])), Err(ColumnError::Type(0, _))));
-    }
 
     #[test]
     fn the_readers_connect_as_the_url_and_the_environment_say() {

@@ -7,7 +7,8 @@
 //! buckets of the clients of the last moments (a burst's refill), and only of keys the server accepted requests for
 //! (addresses, and tokens that authenticated). Housekeeping's purge of spent buckets is then a backstop.
 
-use crate::db::{bind_args, with_writer, Arg, Dialect, Sql};
+use crate::db::with_writer;
+use crate::sql::{bind_args, Arg, Dialect, Sql};
 use crate::{Store, StoreError};
 
 /// Spent rows a charge deletes beyond as many as it has keys.

@@ -124,11 +124,14 @@ async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<ApplicatorWrite>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let command = command(body);
+    let refused = |r| ApiError::refusal(r, NAME, "");
+    command.check().map_err(refused)?;
     let record = state
         .store
-        .write_applicator(&caller.scope, None, &command(body))
+        .write_applicator(&caller.scope, None, &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, NAME, ""))?;
+        .map_err(refused)?;
     Ok(created(LIST, record.id, record))
 }
 
@@ -162,10 +165,13 @@ async fn write(
     id: i64,
     body: ApplicatorWrite,
 ) -> Result<Json<Applicator>, ApiError> {
+    let command = command(body);
+    let refused = |r| ApiError::refusal(r, NAME, id);
+    command.check().map_err(refused)?;
     let updated = state
         .store
-        .write_applicator(&caller.scope, Some(id), &command(body))
+        .write_applicator(&caller.scope, Some(id), &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, NAME, id))?;
+        .map_err(refused)?;
     Ok(Json(updated))
 }

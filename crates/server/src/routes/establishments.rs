@@ -55,10 +55,13 @@ async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<wire::establishments::NewEstablishment>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let command = command(body);
+    let refused = |r| ApiError::refusal(r, NAME, "");
+    command.check().map_err(refused)?;
     let record = state
         .store
-        .create_establishment(&caller.scope, &command(body))
+        .create_establishment(&caller.scope, &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, NAME, ""))?;
+        .map_err(refused)?;
     Ok(created(ESTABLISHMENTS, record.id, record))
 }

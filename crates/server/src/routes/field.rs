@@ -117,11 +117,13 @@ async fn create_silobag_campaign(
         grain_quality_semaphore: body.grain_quality_semaphore,
         observations: body.observations.unwrap_or_default(),
     };
+    let refused = |r| ApiError::refusal(r, SilobagCampaigns::SPEC.name, "");
+    command.check().map_err(refused)?;
     let created = state
         .store
         .create_silobag_campaign(&caller.scope, &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, SilobagCampaigns::SPEC.name, ""))?;
+        .map_err(refused)?;
     Ok(Json(created))
 }
 
@@ -141,11 +143,13 @@ async fn create_device(
         longitude: body.longitude,
         active: body.active.unwrap_or(true),
     };
+    let refused = |r| ApiError::refusal(r, Devices::SPEC.name, "");
+    let kind = command.check().map_err(refused)?;
     let device = state
         .store
-        .create_device(&caller.scope, &command)
+        .create_device(&caller.scope, &command, kind)
         .await?
-        .map_err(|r| ApiError::refusal(r, Devices::SPEC.name, ""))?;
+        .map_err(refused)?;
     Ok(created("/api/v3/third_party/devices", device.id, device))
 }
 
@@ -175,11 +179,13 @@ async fn create_device_events(
     ApiJson(body): ApiJson<NewDeviceEvents>,
 ) -> Result<Response, ApiError> {
     let command = readings(body);
+    let refused = |r| ApiError::refusal(r, DeviceEvents::SPEC.name, "");
+    command.check().map_err(refused)?;
     let mut stored = state
         .store
         .create_device_events(&caller.scope, &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, DeviceEvents::SPEC.name, ""))?;
+        .map_err(refused)?;
     Ok(match (command.batch, stored.pop()) {
         (false, Some(event)) => created("/api/v3/third_party/device_events", event.id, event).into_response(),
         (_, last) => {

@@ -1,15 +1,18 @@
 //! Background jobs on campaigns (v2): starting an objective-yield update or a campaign import, and their status.
 //!
 //! A start only checks the body's shape and size and queues the job: the rows are checked and applied by the
-//! worker of whichever server process claims it, and each refused row is reported in the job's `result`. So the
-//! answer is 202 Accepted with the job's status and a `Location` to poll.
+//! worker of whichever server process claims it, and each refused row is reported in the job's `result`, in the
+//! language the start's own errors would have been in, which the job records. So the answer is 202 Accepted with the
+//! job's status and a `Location` to poll.
 
 use axum::extract::State;
-use axum::http::Method;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
-use domain::jobs::{check_campaign_texts, CampaignTexts, CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD};
+use domain::jobs::{
+    check_campaign_texts, lang_code, CampaignTexts, CAMPAIGN_IMPORT, MAX_JOB_ROWS, UPDATE_OBJECTIVE_YIELD,
+};
+use domain::Lang;
 use serde::Serialize;
 use serde_json::json;
 use store::resources::operations::{CampaignImportJobs, ObjectiveYieldJobs};
@@ -73,16 +76,27 @@ pub fn register(mut table: ApiTable) -> ApiTable {
 async fn start_objective_yield(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<ObjectiveYieldUpdate>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let rows = body.campaigns.len();
-    start::<ObjectiveYieldJobs>(&state, &caller, UPDATE_OBJECTIVE_YIELD, OBJECTIVE_YIELD, &body, rows).await
+    let (rows, lang) = (body.campaigns.len(), request_lang(&headers, &caller));
+    start::<ObjectiveYieldJobs>(
+        &state,
+        &caller,
+        UPDATE_OBJECTIVE_YIELD,
+        OBJECTIVE_YIELD,
+        &body,
+        rows,
+        lang,
+    )
+    .await
 }
 
 /// `POST /api/v2/third_party/campaigns/import`: 202 with the queued job.
 async fn start_import(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<CampaignImport>,
 ) -> Result<impl IntoResponse, ApiError> {
     let texts = body.campaigns.iter().map(|row| CampaignTexts {
@@ -91,11 +105,32 @@ async fn start_import(
         planting_date: row.planting_date.as_deref(),
     });
     check_campaign_texts(texts).map_err(|r| ApiError::refusal(r, "campaigns", ""))?;
-    let rows = body.campaigns.len();
-    start::<CampaignImportJobs>(&state, &caller, CAMPAIGN_IMPORT, IMPORT, &body, rows).await
+    let (rows, lang) = (body.campaigns.len(), request_lang(&headers, &caller));
+    start::<CampaignImportJobs>(&state, &caller, CAMPAIGN_IMPORT, IMPORT, &body, rows, lang).await
 }
 
-/// Queues `body` as a job of `kind` and answers 202 with its status, `Location` naming its detail under `base`.
+/// What a job's worker reads: the parsed body, and the language it reports refused rows in.
+#[derive(Serialize)]
+struct Input<'a, B: ?Sized> {
+    #[serde(flatten)]
+    body: &'a B,
+    lang: &'static str,
+}
+
+/// The language the request's own errors are in (see [`crate::envelope`]): the one `Accept-Language` prefers, else
+/// the caller's society's.
+fn request_lang(headers: &HeaderMap, caller: &Caller) -> Lang {
+    match headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok())
+    {
+        Some(asked) => Lang::negotiate(Some(asked)),
+        None => domain::country::country(caller.scope.country()).map_or(Lang::Es, |country| country.language),
+    }
+}
+
+/// Queues `body` as a job of `kind`, to report in `lang`, and answers 202 with its status, `Location` naming its
+/// detail under `base`.
 async fn start<R: Resource<Item = wire::operations::Job>>(
     state: &AppState,
     caller: &Caller,
@@ -103,6 +138,7 @@ async fn start<R: Resource<Item = wire::operations::Job>>(
     base: &str,
     body: &impl Serialize,
     rows: usize,
+    lang: Lang,
 ) -> Result<impl IntoResponse, ApiError> {
     // An empty job would finish having done nothing, which is surely a mistake; the cap bounds one job's work.
     if rows == 0 || rows > MAX_JOB_ROWS {
@@ -113,8 +149,12 @@ async fn start<R: Resource<Item = wire::operations::Job>>(
         return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, msg));
     }
     // The parsed body, written back, is what the worker reads: it has the shape the worker expects.
+    let input = Input {
+        body,
+        lang: lang_code(lang),
+    };
     let input =
-        serde_json::to_string(body).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
+        serde_json::to_string(&input).map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Msg::Internal))?;
     let job = state
         .store
         .start_job::<R>(&caller.scope, kind, &input, rows)

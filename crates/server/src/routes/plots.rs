@@ -51,10 +51,13 @@ async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<wire::plots::NewPlot>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let command = command(body);
+    let refused = |r| ApiError::refusal(r, NAME, "");
+    command.check().map_err(refused)?;
     let record = state
         .store
-        .create_plot(&caller.scope, caller.user_id, &command(body))
+        .create_plot(&caller.scope, caller.user_id, &command)
         .await?
-        .map_err(|r| ApiError::refusal(r, NAME, ""))?;
+        .map_err(refused)?;
     Ok(created(PLOTS, record.id, record))
 }

@@ -1,6 +1,9 @@
 //! Work orders: read in v3 (the list, with state filters and nested lines, and one order by id), written on the v1
-//! integration layer (create, replace the whole structure, delete). Each write answers the order in its v3 read shape
-//! with an `ETag` naming its version; a replacement sent with `If-Match` applies only to that version.
+//! integration layer (create, replace the whole structure, delete). A write is parsed into a domain command, checked
+//! against the command's own rules (refused before the store is asked anything), then handed to the store, which
+//! looks up what the rules about stored records need and has `domain::work_orders` judge it. Each write answers the
+//! order in its v3 read shape with an `ETag` naming its version; a replacement sent with `If-Match` applies only to
+//! that version.
 
 use std::collections::HashMap;
 
@@ -303,9 +306,11 @@ async fn create(
     caller: Caller,
     WriteBody(body): WriteBody,
 ) -> Result<Response, ApiError> {
+    let command = command(body);
+    command.check(caller.scope.society_id()).map_err(|r| refused(r, ""))?;
     let written = state
         .store
-        .write_work_order(&caller.scope, WriteMode::Create, &command(body))
+        .write_work_order(&caller.scope, WriteMode::Create, &command)
         .await?
         .map_err(|r| refused(r, ""))?;
     Ok(respond(written.order, written.version, StatusCode::CREATED))
@@ -325,13 +330,15 @@ async fn replace(
         Some(Ok(version)) => Some(version),
         Some(Err(())) => return Err(refused(Refusal::Stale, &id)),
     };
+    let command = command(body);
+    command.check(caller.scope.society_id()).map_err(|r| refused(r, &id))?;
     let mode = WriteMode::Replace {
         local_id,
         expected_version,
     };
     let written = state
         .store
-        .write_work_order(&caller.scope, mode, &command(body))
+        .write_work_order(&caller.scope, mode, &command)
         .await?
         .map_err(|r| refused(r, &id))?;
     Ok(respond(written.order, written.version, StatusCode::OK))

@@ -387,8 +387,8 @@ mod decoy {
     on_both_backends_with! { costly_hashes();
         // Not a benchmark: an unknown email must be checked against a decoy hash of the same cost as an account's,
         // or answering it would take a fraction of the time and reveal which emails have accounts. Without the
-        // decoy the quickest answers differ about tenfold. The quickest of nine rather than the median, since under
-        // the whole suite's load a median once came out 3.7 times the other.
+        // decoy the quickest answers differ many times over. The quickest of nine rather than the median, since under
+        // the whole suite's load a median can stray far from the other.
         async fn an_unknown_email_takes_as_long_as_a_wrong_password(app) {
             let account = integrator("AR");
             let timed = |email: String, password: &'static str| {
@@ -551,7 +551,8 @@ mod password_checks {
     use crate::on_both_backends_with;
 
     on_both_backends_with! { one_check_at_a_time(Duration::ZERO);
-        // Every login ran its Argon2id check at once: 300 took the process from 116 MB to 1.34 GB.
+        // Unbounded, every login ran its Argon2id check at once, each holding its hash's memory: a burst of them
+        // took the process to gigabytes.
         async fn a_login_past_the_bound_of_password_checks_is_503_with_retry_after(app) {
             let (mut unauthorized, mut busy) = (0_i64, 0);
             for response in unknown_logins_at_once(&app, 12).await {

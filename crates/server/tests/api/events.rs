@@ -315,8 +315,7 @@ on_both_backends! {
 
     async fn the_database_itself_keeps_each_event_to_a_society_that_exists(app) {
         // Every writer of the feed names a society that exists. The database refuses any other way in (another
-        // program, a future writer) and keeps a society that events name: a foreign key on SQLite, a statement's
-        // check on PostgreSQL (migration 24).
+        // program, a future writer) and keeps a society that events name: a foreign key on both backends.
         let society = 990_001;
         let event = |owner: &str, record: i64| format!("({owner}, 0, 0, 'establishment', {record}, 'created', 0, '{{}}')");
         let insert = |rows: &[String]| {
@@ -345,6 +344,21 @@ on_both_backends! {
         assert!(app.execute(remove, society).await.is_err(), "a society that an event names");
         assert_eq!(app.execute("DELETE FROM events WHERE society_id = $1", society).await.expect("its event"), 1);
         assert_eq!(app.execute(remove, society).await.expect("a society that no event names"), 1);
+    }
+
+    async fn the_schema_has_no_trigger_and_nothing_pauses_events(app) {
+        // Changes, events and counters are written by the store's write transaction: no trigger takes part, on either
+        // backend (a PostgreSQL foreign key's own triggers are internal), and there is no pause to forget.
+        let triggers = match app.backend {
+            Backend::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND $1 = $1",
+            Backend::Postgres => "SELECT COUNT(*) FROM pg_trigger WHERE NOT tgisinternal AND $1 = $1",
+        };
+        assert_eq!(app.integers(triggers, 0).await, [0]);
+        let paused = match app.backend {
+            Backend::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_paused' AND $1 = $1",
+            Backend::Postgres => "SELECT COUNT(*) FROM pg_class WHERE relname = 'events_paused' AND $1 = $1",
+        };
+        assert_eq!(app.integers(paused, 0).await, [0]);
     }
 
     async fn a_society_sees_only_its_own_events(app) {
@@ -427,6 +441,17 @@ async fn a_transaction_that_commits_late_is_not_skipped() {
     .fetch_one(&mut early)
     .await
     .expect("insert");
+    // Its event, as a write transaction's commit writes it: positioned at the transaction's id.
+    sqlx::query(
+        "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+         SELECT $1, x.tx, x.tx, 'establishment', $2, 'created', 0, '{}' \
+         FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x",
+    )
+    .bind(society)
+    .bind(late_id)
+    .execute(&mut early)
+    .await
+    .expect("its event");
     let later = json_of(
         app.post(
             "/api/v3/third_party/establishments",

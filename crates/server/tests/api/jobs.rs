@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use server::i18n::jobs::row_reason;
 use server::{Application, ServerConfig};
 use store::jobs::Progress;
 use store::Store;
@@ -191,8 +192,8 @@ mod worked {
             let refused = &done["result"]["refused"];
             assert_eq!(rows(refused), [2, 3, 4, 5]);
             let reasons: Vec<&str> = refused.as_array().expect("refused").iter().map(|r| r["reason"].as_str().expect("a reason")).collect();
-            assert!(reasons[0].contains("campaign_id 999999999"), "{}", reasons[0]);
-            assert!(reasons[1].contains(&format!("campaign_id {foreign}")), "another society's campaign is unknown here: {}", reasons[1]);
+            assert!(reasons[0].contains("campaign_id: 999999999"), "{}", reasons[0]);
+            assert!(reasons[1].contains(&format!("campaign_id: {foreign}")), "another society's campaign is unknown here: {}", reasons[1]);
             assert!(reasons[2].contains("objective_yield") && reasons[3].contains("objective_yield"), "{reasons:?}");
             assert_eq!(refused[1]["campaign_id"], foreign);
 
@@ -200,6 +201,33 @@ mod worked {
             assert_eq!(campaign(&app, &token, c).await["objective_yield"], 30.0);
             assert_eq!(campaign(&app, &token, b).await["objective_yield"], before_b, "a refused row writes nothing");
             assert_eq!(campaign(&app, &brazil, foreign).await, foreign_before, "another society's campaign is untouched");
+        }
+
+        async fn rows_are_refused_in_the_language_of_the_request_that_started_the_job(app) {
+            let token = app.token(integrator("AR")).await;
+            let campaign = first_id(&app, &token, CAMPAIGNS).await;
+            let body = json!({ "campaigns": [
+                { "campaign_id": 999_999_999, "objective_yield": 5.0 },
+                { "campaign_id": campaign, "objective_yield": 0.0 },
+            ] });
+            let mut reasons = Vec::new();
+            for language in [None, Some("pt-BR"), Some("en")] {
+                let mut request = app.request(reqwest::Method::POST, OBJECTIVE_YIELD).bearer_auth(&token).json(&body);
+                if let Some(language) = language {
+                    request = request.header("Accept-Language", language);
+                }
+                let response = request.send().await.expect("POST");
+                assert_eq!(response.status(), StatusCode::ACCEPTED);
+                let job: Value = response.json().await.expect("JSON");
+                let done = finished(&app, &token, &format!("{OBJECTIVE_YIELD_JOBS}/{}", job["id"])).await;
+                let refused = done["result"]["refused"].as_array().expect("refused").clone();
+                reasons.push(refused.iter().map(|r| r["reason"].as_str().expect("a reason").to_owned()).collect::<Vec<_>>());
+            }
+            // Without Accept-Language, the language of the caller's society (Argentina: Spanish), as its errors are.
+            assert_eq!(reasons[0][0], "campaign_id: 999999999 no existe o no está disponible para su sociedad.");
+            assert_eq!(reasons[0][1], "objective_yield debe ser mayor que cero (se recibió 0).");
+            assert_eq!(reasons[1][0], "campaign_id: 999999999 não existe ou não está disponível para a sua sociedade.");
+            assert_eq!(reasons[2][1], "objective_yield must be greater than zero (got 0).");
         }
 
         async fn a_job_needs_between_one_and_the_maximum_rows(app) {
@@ -245,10 +273,11 @@ mod worked {
             let refused = &done["result"]["refused"];
             assert_eq!(rows(refused), [2, 3, 4, 6]);
             let reason = |n: usize| refused[n]["reason"].as_str().expect("a reason").to_owned();
-            assert!(reason(0).contains("plot_id 999999999"), "{}", reason(0));
-            assert!(reason(1).contains("external_code") && reason(1).contains("ERP-CAMP-1"), "{}", reason(1));
+            assert!(reason(0).contains("plot_id: 999999999"), "{}", reason(0));
+            let holder = created[0]["campaign_id"].as_i64().expect("id");
+            assert!(reason(1).contains("external_code") && reason(1).contains(&format!("campaña {holder} ")), "{}", reason(1));
             assert!(reason(2).contains("name"), "{}", reason(2));
-            assert!(reason(3).contains(&format!("plot_id {foreign_plot}")), "{}", reason(3));
+            assert!(reason(3).contains(&format!("plot_id: {foreign_plot}")), "{}", reason(3));
 
             let first = campaign(&app, &token, created[0]["campaign_id"].as_i64().expect("id")).await;
             assert_eq!((first["name"].clone(), first["external_code"].clone()), (json!("Soja 1ra Lote 4"), json!("ERP-CAMP-1")));
@@ -362,7 +391,7 @@ mod restart {
             // A worker claims the job, commits one row, and dies holding a lease that will run out.
             let claimed = app.store.claim_job("dead-worker", Duration::from_millis(500)).await.expect("claim").expect("a job to claim");
             assert_eq!(Some(claimed.id), job["id"].as_i64());
-            let progress = app.store.work_job(&claimed, "dead-worker", 1, Duration::from_millis(500)).await.expect("one chunk");
+            let progress = app.store.work_job(&claimed, "dead-worker", 1, Duration::from_millis(500), row_reason).await.expect("one chunk");
             assert_eq!(progress, Progress::More);
             let half = app.get_ok(&detail, &token).await;
             assert_eq!((half["status"].clone(), half["processed_items"].clone()), (json!("running"), json!(1)));
@@ -383,9 +412,46 @@ mod restart {
                 assert_eq!(found.len(), 1, "{code}");
             }
             // The dead worker, were it to wake, can no longer write to the job.
-            let late = app.store.work_job(&claimed, "dead-worker", 1, Duration::from_millis(500)).await.expect("a late chunk");
+            let late = app.store.work_job(&claimed, "dead-worker", 1, Duration::from_millis(500), row_reason).await.expect("a late chunk");
             assert_eq!(late, Progress::LostLease);
             assert_eq!(app.get_ok(&detail, &token).await, done);
+        }
+
+        async fn a_row_the_worker_cannot_read_is_refused_in_the_callers_language_naming_the_field(app) {
+            // A start's body is checked before it is queued, so only a job input written by something else (an older
+            // server, an operator) holds rows the worker cannot read: each is refused naming its field and what it
+            // should hold, in the words of every other refusal, never the parser's.
+            let token = app.token(integrator("AR")).await;
+            let society = app.login_as(integrator("AR")).await["society"]["id"].as_i64().expect("a society id");
+            let campaign = first_id(&app, &token, CAMPAIGNS).await;
+            let body = json!({ "campaigns": [
+                { "campaign_id": campaign, "objective_yield": 4.25 },
+                { "campaign_id": campaign, "objective_yield": 5.75 },
+                { "campaign_id": campaign, "objective_yield": 6.5 },
+            ] });
+            let job = start(&app, &token, OBJECTIVE_YIELD, &body).await;
+            let mangle = format!(
+                "UPDATE jobs SET input = REPLACE(REPLACE(REPLACE(input, '\"objective_yield\":4.25', '\"objective_yield\":\"cuatro\"'), \
+                 ',\"objective_yield\":5.75', ''), '\"campaign_id\":{campaign},\"objective_yield\":6.5', '\"campaign_id\":[{campaign}],\"objective_yield\":6.5') \
+                 WHERE society_id = $1 AND id = {}",
+                job["id"]
+            );
+            assert_eq!(app.execute(&mangle, society).await.expect("the input rewritten"), 1);
+
+            let base = restarted(&app).await;
+            let done = finished_at(&app, &base, &token, &format!("{OBJECTIVE_YIELD_JOBS}/{}", job["id"])).await;
+            assert_eq!((done["processed_items"].clone(), done["failed_items"].clone()), (json!(3), json!(3)));
+            let refused = &done["result"]["refused"];
+            assert_eq!(rows(refused), [1, 2, 3]);
+            let reasons: Vec<&str> = refused.as_array().expect("refused").iter().map(|r| r["reason"].as_str().expect("a reason")).collect();
+            assert_eq!(reasons[0], "objective_yield debe ser un número (se recibió \"cuatro\").", "{reasons:?}");
+            assert_eq!(reasons[1], "objective_yield es obligatorio y no puede estar vacío.", "{reasons:?}");
+            assert!(reasons[2].starts_with("campaign_id debe ser un número entero"), "{reasons:?}");
+            for reason in &reasons {
+                for parser in ["invalid type", "expected", "at line", "missing field", "f64", "i64"] {
+                    assert!(!reason.contains(parser), "{reason}");
+                }
+            }
         }
 
         async fn a_chunk_under_way_is_not_taken_over_when_its_lease_runs_out(app) {
@@ -402,14 +468,14 @@ mod restart {
             let slow = app.store.claim_job("slow-worker", Duration::ZERO).await.expect("claim").expect("a job to claim");
             let slow_done = std::sync::atomic::AtomicBool::new(false);
             let slow_work = async {
-                let progress = app.store.work_job(&slow, "slow-worker", count, Duration::ZERO).await;
+                let progress = app.store.work_job(&slow, "slow-worker", count, Duration::ZERO, row_reason).await;
                 slow_done.store(true, std::sync::atomic::Ordering::SeqCst);
                 progress
             };
             let rival_work = async {
                 while !slow_done.load(std::sync::atomic::Ordering::SeqCst) {
                     if let Some(job) = app.store.claim_job("rival", Duration::from_secs(60)).await.expect("claim") {
-                        return Some(app.store.work_job(&job, "rival", count, Duration::from_secs(60)).await.expect("work"));
+                        return Some(app.store.work_job(&job, "rival", count, Duration::from_secs(60), row_reason).await.expect("work"));
                     }
                     tokio::time::sleep(Duration::from_millis(1)).await;
                 }

@@ -1,6 +1,8 @@
 //! Work-order writes on the v1 integration layer: every rule, the GET→PATCH round trip, the read-only lock,
 //! optimistic concurrency, deletion and isolation.
 
+use std::time::Duration;
+
 use client::futures_util::future::join_all;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -10,6 +12,9 @@ use crate::on_both_backends;
 
 const WRITE: &str = "/integration/api/v1/workOrders";
 const READ: &str = "/api/v3/third_party/work_orders";
+
+/// Longer than any answer may take on a loaded machine: a request that outlasts it waits for something.
+const HANG: Duration = Duration::from_secs(8);
 
 /// A change that breaks one rule of a valid order.
 type Breakage = Box<dyn Fn(&mut Value)>;
@@ -432,12 +437,21 @@ on_both_backends! {
 
     async fn another_societys_orders_cannot_be_written(app) {
         let (argentina, refs) = references(&app, "AR").await;
-        let (brazil, _) = refs_of_brazil(&app).await;
+        let (brazil, brazil_refs) = refs_of_brazil(&app).await;
         let created: Value = app.post(WRITE, &argentina, &order(&refs)).await.json().await.expect("JSON");
         let id = created["header"]["local_id"].clone();
+        // Sent as the other society's own, the body breaks none of its own rules, so the order itself is sought.
         let mut stolen = created.clone();
         stolen["header"]["name"] = json!("Ajena");
+        stolen["header"]["extra_fields"]["company"]["local_id"] = json!(brazil_refs.society);
         error_envelope(patch(&app, &brazil, &id, &stolen).await, StatusCode::NOT_FOUND).await;
+        // Sent as it was read, it names a company not the caller's, refused before any order is sought: the answer
+        // is the same whether the id is an order of another society or no order at all.
+        stolen["header"]["extra_fields"]["company"]["local_id"] = json!(refs.society);
+        for target in [id.clone(), json!(999_999_999)] {
+            let (_, message) = error_envelope(patch(&app, &brazil, &target, &stolen).await, StatusCode::UNPROCESSABLE_ENTITY).await;
+            assert!(message.contains("company"), "{message}");
+        }
         error_envelope(app.delete(&format!("{WRITE}/{id}"), &brazil).await, StatusCode::NOT_FOUND).await;
         error_envelope(app.get(&format!("{READ}/{id}"), &brazil).await, StatusCode::NOT_FOUND).await;
         assert_eq!(app.get_ok(&format!("{READ}/{id}"), &argentina).await, created);
@@ -510,6 +524,78 @@ on_both_backends! {
         let areas: Vec<i64> = after["supplies"].as_array().expect("supplies").iter().filter_map(|s| s["area_applied"].as_f64()).map(|a| a as i64).collect();
         assert_eq!(areas, (0..n).map(|i| n * 10 + i).collect::<Vec<_>>(), "the lines of exactly one version: {after}");
     }
+}
+
+/// A body that breaks the command's own rules is refused before the store is asked anything. Another transaction
+/// holds the work orders' and silobags' tables locked: a valid write waits for it, since a write reads them, while a
+/// body breaking a pure rule is answered at once, as it is without the lock.
+#[tokio::test]
+async fn a_body_breaking_its_own_rules_is_refused_before_the_database_is_asked() {
+    let app = TestApp::spawn(Backend::Postgres).await;
+    let (token, refs) = references(&app, "AR").await;
+    let response = app.post(WRITE, &token, &order(&refs)).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value = response.json().await.expect("JSON");
+    let id = created["header"]["local_id"].clone();
+    let mut broken = order(&refs);
+    broken["header"]["system_id"] = json!("erp");
+    broken["supplies"][0]["area_applied"] = json!(0);
+    let silobag_row = json!({ "silobag_id": 1, "campaign_id": refs.campaign, "quantity_tn": 0,
+                               "grain_humidity_percent": 13.5, "grain_quality_semaphore": 1 });
+    let send = |method: Method, path: String, body: &Value, wait: Duration| {
+        app.request(method, &path)
+            .bearer_auth(&token)
+            .json(body)
+            .timeout(wait)
+            .send()
+    };
+    let writes = [
+        (Method::PATCH, format!("{WRITE}/{id}"), &broken),
+        (Method::POST, WRITE.to_owned(), &broken),
+        (
+            Method::POST,
+            "/api/v3/third_party/silobag_campaigns".to_owned(),
+            &silobag_row,
+        ),
+    ];
+    let mut unlocked = Vec::new();
+    for (method, path, body) in writes.clone() {
+        let response = send(method, path, body, HANG).await.expect("an answer");
+        unlocked.push(error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await);
+    }
+    for (_, message) in &unlocked[..2] {
+        assert!(
+            message.contains("system_id") && message.contains("area_applied"),
+            "{message}"
+        );
+    }
+    assert!(unlocked[2].1.contains("quantity_tn"), "{}", unlocked[2].1);
+
+    let mut holder = testkit::postgres::connect(&app.url).await.expect("connect");
+    sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
+    sqlx::query("LOCK TABLE work_orders, silobags IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut holder)
+        .await
+        .expect("the tables locked");
+    let valid = send(
+        Method::PATCH,
+        format!("{WRITE}/{id}"),
+        &as_written(&created),
+        Duration::from_millis(1_500),
+    )
+    .await;
+    assert!(
+        valid.as_ref().is_err_and(reqwest::Error::is_timeout),
+        "a write that asks the database waits for the lock: {valid:?}"
+    );
+    for ((method, path, body), before) in writes.into_iter().zip(unlocked) {
+        let response = send(method, path.clone(), body, HANG)
+            .await
+            .expect("answered while the tables are locked");
+        let answer = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+        assert_eq!(answer, before, "{path}: the same answer as without the lock");
+    }
+    sqlx::query("ROLLBACK").execute(&mut holder).await.expect("rollback");
 }
 
 /// After a failover the new primary's sequences may be behind rows that exist: a create on PostgreSQL draws its ids

@@ -9,8 +9,10 @@
 
 use std::time::Duration;
 
-use crate::db::{with_writer, Arg, BeginWrite, Dialect, Sql};
-use crate::list::society_version;
+use crate::db::with_writer;
+use crate::snapshot::society_version;
+use crate::sql::{Arg, Dialect, Sql};
+use crate::write::BeginWrite;
 use crate::{now_millis, Scope, Store, StoreError};
 
 use super::passwords::decoy_hash;

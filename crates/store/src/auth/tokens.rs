@@ -4,8 +4,11 @@ use std::sync::LazyLock;
 
 use rusqlite::OptionalExtension;
 
-use crate::db::{with_reader, with_writer, Arg, BeginWrite, Db, Dialect, RowLock};
-use crate::list::{society_version, FromSqliteRow, REFERENCE_VERSION};
+use crate::db::{with_reader, with_writer, Db};
+use crate::rows::FromSqliteRow;
+use crate::snapshot::{society_version, REFERENCE_VERSION};
+use crate::sql::{Arg, Dialect, RowLock};
+use crate::write::BeginWrite;
 use crate::{now_millis, Scope, Snapshot, Store, StoreError};
 
 use super::{digest, has_api_role, society_of, sync_check};

@@ -9,7 +9,9 @@
 
 use domain::events::{EventCursor, EventTypes, FeedStart};
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::{with_reader, with_writer};
+use crate::sql::{bind_args, Arg, Dialect, Sql};
+use crate::write::BeginWrite;
 use crate::{Scope, Store, StoreError};
 
 crate::row_by_position! {
@@ -95,8 +97,8 @@ fn horizon(dialect: Dialect) -> String {
 
 /// `AND (position, id) > cursor`, in the form each backend walks as a range of the feed's index, so a page costs
 /// its own events however long the feed is. An `OR` of the two columns' conditions was walked from the society's
-/// first event on both, and so was a row value on SQLite: 80-116 ms a page after a million events, where the range
-/// takes under half a millisecond. On SQLite every position is 0 (ids are commit order, migration 0013) and a cursor
+/// first event on both, and so was a row value on SQLite: their pages grew slower as the feed grew, where the range's
+/// do not. On SQLite every position is 0 (ids are commit order, migration 0013) and a cursor
 /// before the pruning mark, as one with a negative position is, was refused: so the events after a cursor are those
 /// of its position with a larger id.
 fn after(sql: &mut Sql, dialect: Dialect, cursor: EventCursor) {
@@ -184,8 +186,7 @@ impl Store {
         // On SQLite the page is read as a list page is, over the request threads' own connections: the whole feed in
         // order is a walk of its index bounded by the page. A type filter may pass over many events to find a few, so
         // that statement runs on the blocking threads. On PostgreSQL the request reads' connections measured slower
-        // for a feed page than sqlx's pool (24-25 against 28-32 pages of 1,000 events a second, one client), so the
-        // page stays on the pool.
+        // for a feed page than sqlx's pool, so the page stays on the pool.
         let rows: Vec<StoredEvent> = match self.dialect() {
             Dialect::Sqlite if types.0.is_empty() => self.select_rows(&sql).await?,
             Dialect::Sqlite => self.select_rows_unbounded(sql).await?,
@@ -283,7 +284,7 @@ mod tests {
 
     use super::of_types;
     use crate::auth::AuthConfig;
-    use crate::db::{Dialect, Sql};
+    use crate::sql::{Dialect, Sql};
     use crate::{PoolOptions, Store, StoreConfig};
 
     #[test]

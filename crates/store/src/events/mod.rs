@@ -1,16 +1,13 @@
-//! The change feed: events written by triggers in the same transaction as their change ([`sources`]), each given
-//! its record's read shape just before that transaction commits ([`payload`]), read back in commit order after a
-//! cursor ([`feed`]) and pruned after the retention period.
+//! The change feed: what a write transaction changed ([`changes`]), written as events with their payloads by that
+//! transaction's commit ([`commit`], [`payload`]), read back in commit order after a cursor ([`feed`]) and pruned
+//! after the retention period. Each resource with events declares its [`EventResource`] beside its read.
 
+mod changes;
+pub(crate) mod commit;
 mod feed;
 mod payload;
-mod sources;
 
+pub(crate) use changes::{Changes, Listed};
 pub use feed::{FeedPage, FeedRefusal, StoredEvent};
-pub(crate) use payload::{
-    postgres_own_creation_last, render_pending_postgres, render_pending_sqlite, OwnEvent, WrittenEvents,
-    POSTGRES_BEGIN_OWN_EVENTS, SQLITE_BEGIN_OWN_EVENTS,
-};
-#[cfg(test)]
-pub(crate) use sources::EVENT_SOURCES;
-pub(crate) use sources::{own_resource, pause_capture, track_events, track_events_again};
+pub use payload::EventResource;
+pub(crate) use payload::{encode, records, Rendering};

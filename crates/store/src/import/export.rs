@@ -6,7 +6,8 @@ use domain::import::Kind;
 use super::sql::Statements;
 use super::{ImportResource, Owner};
 use crate::bulk::{decode, Kind as Decoded};
-use crate::db::{bind_args, with_reader, Arg, Sql};
+use crate::db::with_reader;
+use crate::sql::{bind_args, Arg, Sql};
 use crate::{Store, StoreError};
 
 /// A value of an exported field.
@@ -147,8 +148,8 @@ impl Statements {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Dialect;
     use crate::import::resource;
+    use crate::sql::Dialect;
 
     #[test]
     fn an_export_reads_references_by_id_and_by_key() {

@@ -6,11 +6,14 @@ use domain::{Refusal, Rule, Violation};
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection as _, Postgres, Sqlite};
 
-use super::sql::{ProblemQuery, Statements, STAGING, WRITTEN};
+use super::checks::ProblemQuery;
+use super::sql::{Statements, STAGING, WRITTEN};
 use super::{ImportResource, Owner};
-use crate::bulk::{insert_into, insert_statements};
-use crate::db::{bind_args, Db, Dialect, Sql, WriteTx};
-use crate::events::{pause_capture, WrittenEvents as _};
+use crate::db::Db;
+use crate::dependants::Dependant;
+use crate::inserts::{insert_into, insert_statements};
+use crate::sql::{bind_args, Dialect, Sql};
+use crate::write::WriteTx;
 use crate::{now_millis, Store, StoreError};
 
 /// A connection of either backend, held for the whole import: its temporary table is its own.
@@ -155,7 +158,7 @@ impl Load {
         let dialect = statements.dialect;
         let resource = statements.resource;
         // A file that deletes nothing skips the deletions' locks, checks and statement: each reads the whole staging
-        // table, seconds on a million rows.
+        // table, which on a large file takes long.
         let deletes = self.deletions > 0;
         let dependants = if deletes {
             store.dependants().await?.of(resource.table).to_vec()
@@ -179,76 +182,30 @@ impl Load {
                     .execute(&mut *tx)
                     .await?;
             }
-            check!(tx, problems, statements.repeated_codes(), (i64, i64, String), |(row, other, code): (i64, i64, String)| {
-                let rule = Rule::RepeatedInFile { code, row: u64::try_from(other).unwrap_or(0) };
-                Problem::invalid(row_number(row), vec![Violation::new(domain::import::EXTERNAL_CODE, rule)])
-            });
-            for (index, column) in resource.columns.iter().enumerate() {
-                let Some(target) = column.target else { continue };
-                for lock in statements.lock_references(index, column, target) {
-                    fetch!(tx, (i64,), lock);
-                }
-                let query = statements.unknown_references(index, column, target);
-                check!(tx, problems, query, (i64, Option<i64>, Option<String>, Option<i64>), |found| {
-                    unknown_reference(&column.field.columns(), found)
-                });
-            }
-            if let Some(lock) = statements.lock_deletions().filter(|_| deletes) {
-                fetch!(tx, (i64,), lock);
-            }
-            for dependant in &dependants {
-                check!(tx, problems, statements.dependants(dependant), (i64, i64), |(row, count): (i64, i64)| Problem {
-                    row: row_number(row),
-                    refusal: Refusal::HasDependants { resource: dependant.table, count },
-                });
-            }
+            tx.check(statements, &dependants, deletes, &mut problems).await?;
             if !problems.is_empty() {
                 tx.rollback().await?;
                 Outcome::Refused(problems)
             } else {
                 let (existing,): (i64,) = fetch!(tx, (i64,), statements.existing()).pop().unwrap_or((0,));
                 let existing = u64::try_from(existing).unwrap_or(0);
-                let own_events = statements.own_events();
-                let listed = |sql: Sql, deletions: bool| match own_events {
-                    Some(_) => statements.listing_written(sql, deletions),
-                    None => sql,
-                };
-                if own_events.is_some() {
+                let written = statements.written_events();
+                if written.is_some() {
                     sqlx::raw_sql(&statements.create_written()).execute(&mut *tx).await?;
-                    sqlx::raw_sql(pause_capture(dialect).0).execute(&mut *tx).await?;
                 }
-                let mut changed = 0;
-                match statements.self_reference() {
-                    None => changed += execute!(tx, listed(statements.upsert(present, now, None), false)),
-                    Some(index) => {
-                        // A record the file names as another's parent is written in a round before that other.
-                        let mut pass = 1;
-                        while execute!(tx, statements.next_pass(index, pass)) > 0 {
-                            changed += execute!(tx, listed(statements.upsert(present, now, Some(pass)), false));
-                            pass += 1;
-                        }
-                        check!(tx, problems, statements.unplaced(index), (i64, Option<String>), |(row, code): (i64, Option<String>)| {
-                            let path = column_path(&resource.columns[index].field.columns(), 1);
-                            Problem::invalid(row_number(row), vec![Violation::new(path, Rule::UnknownCode(code.unwrap_or_default()))])
-                        });
-                    }
-                }
-                let deleted = if deletes {
-                    execute!(tx, listed(statements.delete(now), true))
-                } else {
-                    0
-                };
+                let (changed, deleted) = tx.write(statements, present, now, deletes, &mut problems).await?;
                 if problems.is_empty() {
                     if dialect == Dialect::Postgres {
                         // The events read back each written record. PostgreSQL's statistics still describe the table
                         // as it was before the load, and with them it scanned every record of the society for each
-                        // few hundred it read: a million plots took minutes. A table's owner refreshes them here;
+                        // few hundred it read, which on a large load took long. A table's owner refreshes them here;
                         // anyone else gets a warning and the old plans.
                         sqlx::raw_sql(&format!("ANALYZE {}", resource.table)).execute(&mut *tx).await?;
                     }
-                    if let Some((society_id, events_resource)) = own_events {
-                        sqlx::raw_sql(pause_capture(dialect).1).execute(&mut *tx).await?;
-                        tx.insert_written_events(society_id, events_resource, WRITTEN, now).await?;
+                    match written {
+                        _ if changed + deleted == 0 => {}
+                        Some((society_id, events_resource)) => tx.listed(society_id, events_resource, WRITTEN),
+                        None => tx.reference_changed(),
                     }
                     tx.commit().await?;
                     let created = (self.staged - self.deletions).saturating_sub(existing);
@@ -274,6 +231,162 @@ impl Load {
         Ok(outcome)
     }
 }
+
+/// The checks and the writes of an import's transaction, on a write transaction of either backend.
+trait ImportTx {
+    /// Checks the staged rows against the database, adding what it finds to `problems`, and takes the locks that
+    /// keep it so until the transaction ends; `deletes` when the file deletes records, which `dependants` may name.
+    fn check(
+        &mut self,
+        statements: &Statements,
+        dependants: &[Dependant],
+        deletes: bool,
+        problems: &mut Problems,
+    ) -> impl std::future::Future<Output = Result<(), sqlx::Error>> + Send;
+
+    /// Writes the staged rows: their upserts (only the fields `present`, in rounds when the resource names itself)
+    /// and, when the file `deletes` any, their deletions, stamped `now`, each listed for its event. Adds to `problems`
+    /// the rows no round placed; answers how many records it upserted and deleted.
+    fn write(
+        &mut self,
+        statements: &Statements,
+        present: &[bool],
+        now: i64,
+        deletes: bool,
+        problems: &mut Problems,
+    ) -> impl std::future::Future<Output = Result<(u64, u64), sqlx::Error>> + Send;
+}
+
+/// Implements [`ImportTx`] for the write transaction of backend `$db`.
+macro_rules! import_tx {
+    ($db:ty) => {
+        impl ImportTx for WriteTx<'_, $db> {
+            async fn check(
+                &mut self,
+                statements: &Statements,
+                dependants: &[Dependant],
+                deletes: bool,
+                problems: &mut Problems,
+            ) -> Result<(), sqlx::Error> {
+                let tx = &mut **self;
+                let resource = statements.resource;
+                check!(
+                    tx,
+                    problems,
+                    statements.repeated_codes(),
+                    (i64, i64, String),
+                    |(row, other, code): (i64, i64, String)| {
+                        let rule = Rule::RepeatedInFile {
+                            code,
+                            row: u64::try_from(other).unwrap_or(0),
+                        };
+                        Problem::invalid(
+                            row_number(row),
+                            vec![Violation::new(domain::import::EXTERNAL_CODE, rule)],
+                        )
+                    }
+                );
+                for (index, column) in resource.columns.iter().enumerate() {
+                    let Some(target) = column.target else { continue };
+                    for lock in statements.lock_references(index, column, target) {
+                        fetch!(tx, (i64,), lock);
+                    }
+                    let query = statements.unknown_references(index, column, target);
+                    check!(
+                        tx,
+                        problems,
+                        query,
+                        (i64, Option<i64>, Option<String>, Option<i64>),
+                        |found| { unknown_reference(&column.field.columns(), found) }
+                    );
+                }
+                if let Some(lock) = statements.lock_deletions().filter(|_| deletes) {
+                    fetch!(tx, (i64,), lock);
+                }
+                for dependant in dependants {
+                    check!(
+                        tx,
+                        problems,
+                        statements.dependants(dependant),
+                        (i64, i64),
+                        |(row, count): (i64, i64)| Problem {
+                            row: row_number(row),
+                            refusal: Refusal::HasDependants {
+                                resource: dependant.table,
+                                count
+                            },
+                        }
+                    );
+                }
+                Ok(())
+            }
+
+            async fn write(
+                &mut self,
+                statements: &Statements,
+                present: &[bool],
+                now: i64,
+                deletes: bool,
+                problems: &mut Problems,
+            ) -> Result<(u64, u64), sqlx::Error> {
+                let tx = &mut **self;
+                let resource = statements.resource;
+                let mut changed = 0;
+                match statements.self_reference() {
+                    None => {
+                        changed += execute!(
+                            tx,
+                            statements.writing(statements.upsert(present, now, None), false)
+                        );
+                        if let Some(list) = statements.list_written(now, false) {
+                            execute!(tx, list);
+                        }
+                    }
+                    Some(index) => {
+                        // A record the file names as another's parent is written in a round before that other.
+                        let mut pass = 1;
+                        while execute!(tx, statements.next_pass(index, pass)) > 0 {
+                            changed += execute!(
+                                tx,
+                                statements.writing(statements.upsert(present, now, Some(pass)), false)
+                            );
+                            if let Some(list) = statements.list_written(now, false) {
+                                execute!(tx, list);
+                            }
+                            pass += 1;
+                        }
+                        check!(
+                            tx,
+                            problems,
+                            statements.unplaced(index),
+                            (i64, Option<String>),
+                            |(row, code): (i64, Option<String>)| {
+                                let path = column_path(&resource.columns[index].field.columns(), 1);
+                                Problem::invalid(
+                                    row_number(row),
+                                    vec![Violation::new(path, Rule::UnknownCode(code.unwrap_or_default()))],
+                                )
+                            }
+                        );
+                    }
+                }
+                let deleted = if deletes {
+                    let deleted = execute!(tx, statements.writing(statements.delete(now), true));
+                    if let Some(list) = statements.list_written(now, true) {
+                        execute!(tx, list);
+                    }
+                    deleted
+                } else {
+                    0
+                };
+                Ok((changed, deleted))
+            }
+        }
+    };
+}
+
+import_tx!(Sqlite);
+import_tx!(Postgres);
 
 /// A row number as the database returns it.
 fn row_number(row: i64) -> u64 {

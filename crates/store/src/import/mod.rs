@@ -11,6 +11,7 @@
 //! serialises imports of one society's resource, and referenced records are locked to share as the API's writes
 //! lock them; SQLite has one writer at a time.
 
+mod checks;
 mod export;
 mod load;
 mod resources;

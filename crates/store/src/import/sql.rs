@@ -1,5 +1,6 @@
-//! The statements of an import, made from a resource's declaration: the staging table and its rows, the checks that
-//! find a file's problems, the upsert and the deletions. Pure text and bound values, so they are tested here.
+//! The statements of an import, made from a resource's declaration: the staging table and its rows, the upsert and
+//! the deletions, and the listing of what they wrote. The checks that find a file's problems are in
+//! [`super::checks`]. Pure text and bound values, so they are tested here.
 //!
 //! Staged columns: `row_number`, `external_code`, `deleted`, then per field `v{i}` (a reference: `v{i}_id` and
 //! `v{i}_code`, resolved when it is written), and `pass`, the round of a resource that refers to itself (tags).
@@ -7,8 +8,9 @@
 use domain::import::{Key, Kind, Row, Value};
 
 use super::{Column, ImportResource, Owner, Ownership, Target, TargetOwner};
-use crate::db::{Arg, Dialect, Sql};
-use crate::dependants::Dependant;
+use crate::events::EventResource;
+use crate::resources::events::own_resource;
+use crate::sql::{Arg, Dialect, Sql};
 
 /// The staging table: temporary, private to the import's connection.
 pub(super) const STAGING: &str = "import_staging";
@@ -24,28 +26,6 @@ pub(super) struct Statements {
     pub dialect: Dialect,
 }
 
-/// A check's query: rows of `row_number` and what the problem is, which are read a page at a time and counted.
-pub(super) struct ProblemQuery(Sql);
-
-impl ProblemQuery {
-    /// The first `limit` problems, by row.
-    pub fn first(&self, limit: usize) -> Sql {
-        self.wrap("SELECT * FROM (", &format!(") p ORDER BY row_number LIMIT {limit}"))
-    }
-
-    /// How many problems there are.
-    pub fn count(&self) -> Sql {
-        self.wrap("SELECT COUNT(*) FROM (", ") p")
-    }
-
-    fn wrap(&self, before: &str, after: &str) -> Sql {
-        Sql {
-            text: format!("{before}{}{after}", self.0.text),
-            args: self.0.args.clone(),
-        }
-    }
-}
-
 fn staged_type(kind: Kind) -> &'static str {
     match kind {
         Kind::Text | Kind::OneOf(_) | Kind::Date | Kind::Reference(_) => "TEXT",
@@ -55,7 +35,7 @@ fn staged_type(kind: Kind) -> &'static str {
     }
 }
 
-fn key_column(kind: Kind) -> &'static str {
+pub(super) fn key_column(kind: Kind) -> &'static str {
     match kind {
         Kind::Reference(Key::ReferenceKey) => "reference_key",
         _ => "external_code",
@@ -63,7 +43,7 @@ fn key_column(kind: Kind) -> &'static str {
 }
 
 impl Statements {
-    fn references(&self) -> impl Iterator<Item = (usize, &'static Column, Target)> {
+    pub(super) fn references(&self) -> impl Iterator<Item = (usize, &'static Column, Target)> {
         self.resource
             .columns
             .iter()
@@ -87,7 +67,7 @@ impl Statements {
     }
 
     /// The records of `target` the owner may refer to.
-    fn may_name(&self, alias: &str, target: Target, sql: &mut Sql) {
+    pub(super) fn may_name(&self, alias: &str, target: Target, sql: &mut Sql) {
         match (target.owner, &self.owner) {
             (TargetOwner::Society, Owner::Society { id, .. }) => {
                 sql.push(&format!("{alias}.society_id = ")).arg(Arg::Int(*id));
@@ -176,83 +156,6 @@ impl Statements {
     /// Indexes the staged codes, once every row is staged.
     pub fn index_staging(&self) -> String {
         format!("CREATE INDEX {STAGING}_code ON {STAGING} (external_code)")
-    }
-
-    /// Rows whose `external_code` another row has: `(row_number, other row, code)`.
-    pub fn repeated_codes(&self) -> ProblemQuery {
-        ProblemQuery(Sql {
-            text: format!(
-                "SELECT s.row_number AS row_number, (SELECT MIN(o.row_number) FROM {STAGING} o \
-                 WHERE o.external_code = s.external_code AND o.row_number <> s.row_number) AS other, \
-                 s.external_code AS code FROM {STAGING} s WHERE s.external_code IN \
-                 (SELECT external_code FROM {STAGING} GROUP BY external_code HAVING COUNT(*) > 1)"
-            ),
-            args: Vec::new(),
-        })
-    }
-
-    /// On PostgreSQL, locks to share the live records of `target` that rows of field `index` name, where deleting
-    /// them waits for dependants (as the API's writes lock them; see `crate::lookups`): those named by code, then by
-    /// id. Two statements, since records named either way (an `OR` of two sub-selects) cannot be a hashed semi-join,
-    /// and a file of a million rows then scans its staged rows once per record.
-    pub fn lock_references(&self, index: usize, column: &Column, target: Target) -> Vec<Sql> {
-        let Some(lock) = crate::lookups::lock_for(target.table).map(|lock| self.dialect.lock_rows(lock)) else {
-            return Vec::new();
-        };
-        if lock.is_empty() {
-            return Vec::new();
-        }
-        [(key_column(column.field.kind), "code"), ("id", "id")]
-            .into_iter()
-            .map(|(key, staged)| {
-                let mut sql = Sql::default();
-                sql.push(&format!("SELECT r.id FROM {} r WHERE ", target.table));
-                self.may_name("r", target, &mut sql);
-                sql.push(&format!(
-                    " AND r.deleted_at IS NULL AND r.{key} IN (SELECT v{index}_{staged} FROM {STAGING} \
-                     WHERE NOT deleted){lock}"
-                ));
-                sql
-            })
-            .collect()
-    }
-
-    /// Rows whose reference of field `index` names no live record the owner may name, or an id and a code of two
-    /// records: `(row_number, id, code, found)`, `found` being the record the code (else the id) names. A record of
-    /// the resource itself may also be a row of the file, unless the file deletes it.
-    pub fn unknown_references(&self, index: usize, column: &Column, target: Target) -> ProblemQuery {
-        // Joins rather than a look-up a row: on a large file the database hashes the named records once.
-        let key = key_column(column.field.kind);
-        let mut sql = Sql::default();
-        sql.push(&format!(
-            "SELECT row_number, id, code, found FROM (SELECT s.row_number AS row_number, s.v{index}_id AS id, \
-             s.v{index}_code AS code, CASE WHEN s.v{index}_code IS NULL THEN by_id.id ELSE by_code.id END AS found"
-        ));
-        if self.self_reference() == Some(index) {
-            sql.push(&format!(
-                ", EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND NOT o.deleted) \
-                 AS in_file, EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND o.deleted) \
-                 AS deleted_here"
-            ));
-        }
-        sql.push(&format!(" FROM {STAGING} s LEFT JOIN {} by_code ON ", target.table));
-        self.may_name("by_code", target, &mut sql);
-        sql.push(&format!(
-            " AND by_code.{key} = s.v{index}_code AND by_code.deleted_at IS NULL LEFT JOIN {} by_id ON ",
-            target.table
-        ));
-        self.may_name("by_id", target, &mut sql);
-        sql.push(&format!(
-            " AND by_id.id = s.v{index}_id AND by_id.deleted_at IS NULL \
-             WHERE NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) r WHERE "
-        ));
-        if self.self_reference() == Some(index) {
-            sql.push("(found IS NULL AND NOT in_file) OR deleted_here OR ");
-        } else {
-            sql.push("found IS NULL OR ");
-        }
-        sql.push("(id IS NOT NULL AND code IS NOT NULL AND id <> found)");
-        ProblemQuery(sql)
     }
 
     /// How many staged upserts match a live record.
@@ -377,71 +280,17 @@ impl Statements {
         sql
     }
 
-    /// Rows of a resource that refers to itself left without a round: their references go round in a circle.
-    pub fn unplaced(&self, index: usize) -> ProblemQuery {
-        ProblemQuery(Sql {
-            text: format!(
-                "SELECT s.row_number AS row_number, s.v{index}_code AS code FROM {STAGING} s \
-                 WHERE NOT s.deleted AND s.pass IS NULL"
-            ),
-            args: Vec::new(),
-        })
-    }
-
-    /// On PostgreSQL, locks the live records the file deletes, so no write makes them a dependant meanwhile.
-    pub fn lock_deletions(&self) -> Option<Sql> {
-        let lock = self.dialect.lock_rows(crate::db::RowLock::Update);
-        if lock.is_empty() {
-            return None;
-        }
-        let mut sql = Sql::default();
-        sql.push(&format!("SELECT t.id FROM {} t WHERE ", self.resource.table));
-        self.own_records("t", &mut sql);
-        sql.push(&format!(
-            " AND t.deleted_at IS NULL AND t.external_code IN (SELECT external_code FROM {STAGING} WHERE deleted){lock}"
-        ));
-        Some(sql)
-    }
-
-    /// Deletions of records that `dependant` records still name, live: `(row_number, count)`. A dependant of the
-    /// resource itself that the file deletes too does not count.
-    pub fn dependants(&self, dependant: &Dependant) -> ProblemQuery {
-        let table = self.resource.table;
-        let mut sql = Sql::default();
-        sql.push(&format!(
-            "SELECT s.row_number AS row_number, COUNT(*) AS count FROM {STAGING} s JOIN {table} t ON "
-        ));
-        self.own_records("t", &mut sql);
-        sql.push(&format!(
-            " AND t.external_code = s.external_code AND t.deleted_at IS NULL JOIN {} d ON d.{} = t.id \
-             AND d.deleted_at IS NULL",
-            dependant.table, dependant.column
-        ));
-        if self.resource.ownership == Ownership::Society {
-            sql.push(" AND d.society_id = t.society_id");
-        }
-        if dependant.table == table {
-            sql.push(&format!(
-                " AND NOT EXISTS (SELECT 1 FROM {STAGING} o WHERE o.deleted AND o.external_code = d.external_code)"
-            ));
-        }
-        sql.push(" WHERE s.deleted GROUP BY s.row_number");
-        ProblemQuery(sql)
-    }
-
-    /// On PostgreSQL, the society and resource whose events this import writes itself, with their payloads, while
-    /// capture is paused: the triggers' pending event and its later payload update cost twice the record's own write,
-    /// which on a million-row file broke the minute. SQLite's row triggers cost far less, and keep their work there.
-    pub fn own_events(&self) -> Option<(i64, &'static str)> {
-        match (&self.owner, self.dialect) {
-            (Owner::Society { id, .. }, Dialect::Postgres) => {
-                crate::events::own_resource(self.resource.table).map(|resource| (*id, resource))
-            }
-            _ => None,
+    /// The society and resource whose records this import writes: each one it writes is listed, with its action, in
+    /// the table of written records, and the commit writes their events from it ([`crate::write::WriteTx::listed`]).
+    /// A country's catalogue has no events.
+    pub fn written_events(&self) -> Option<(i64, &'static EventResource)> {
+        match &self.owner {
+            Owner::Society { id, .. } => own_resource(self.resource.table).map(|resource| (*id, resource)),
+            Owner::Country(_) => None,
         }
     }
 
-    /// Makes the table of written records (see [`Statements::own_events`]).
+    /// Makes the table of written records (see [`Statements::written_events`]).
     pub fn create_written(&self) -> String {
         format!("CREATE TEMP TABLE {WRITTEN} (id BIGINT PRIMARY KEY, action TEXT NOT NULL)")
     }
@@ -467,6 +316,48 @@ impl Statements {
         }
     }
 
+    /// Write statement `sql`, an upsert or (`deletions`) a deletion, as it runs: PostgreSQL lists each record it
+    /// writes in the table of written records in the same statement ([`Self::listing_written`]); SQLite, which has no
+    /// writing `WITH` clause, lists them in a statement after it ([`Self::list_written`]).
+    pub fn writing(&self, sql: Sql, deletions: bool) -> Sql {
+        match (self.written_events(), self.dialect) {
+            (Some(_), Dialect::Postgres) => self.listing_written(sql, deletions),
+            _ => sql,
+        }
+    }
+
+    /// SQLite: lists in the table of written records the records a statement stamped `now` has just written: deleted
+    /// (`deletions`), or created (when `created_at` is `now` too) or updated, among those the file names.
+    pub fn list_written(&self, now: i64, deletions: bool) -> Option<Sql> {
+        if self.dialect != Dialect::Sqlite || self.written_events().is_none() {
+            return None;
+        }
+        let table = self.resource.table;
+        let mut sql = Sql::default();
+        sql.push(&format!("INSERT INTO {WRITTEN} (id, action) SELECT t.id, "));
+        if deletions {
+            sql.push("'deleted'");
+        } else {
+            sql.push("CASE WHEN t.created_at = ")
+                .arg(Arg::Int(now))
+                .push(" THEN 'created' ELSE 'updated' END");
+        }
+        sql.push(&format!(" FROM {table} t WHERE "));
+        self.own_records("t", &mut sql);
+        if deletions {
+            sql.push(" AND t.deleted_at = ").arg(Arg::Int(now));
+        } else {
+            sql.push(" AND t.deleted_at IS NULL AND t.updated_at = ")
+                .arg(Arg::Int(now));
+        }
+        sql.push(&format!(
+            " AND t.external_code IN (SELECT external_code FROM {STAGING} WHERE {}deleted) \
+             ON CONFLICT (id) DO UPDATE SET action = excluded.action",
+            if deletions { "" } else { "NOT " }
+        ));
+        Some(sql)
+    }
+
     /// Deletes the live records the file marks deleted, stamped `now`.
     pub fn delete(&self, now: i64) -> Sql {
         let mut sql = Sql::default();
@@ -486,6 +377,7 @@ impl Statements {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dependants::Dependant;
     use crate::import::resource;
 
     fn society() -> Owner {
@@ -529,53 +421,6 @@ mod tests {
             sql.args,
             [Arg::Int(7), Arg::Int(99), Arg::Int(99), Arg::Int(7), Arg::Int(7)]
         );
-    }
-
-    #[test]
-    fn references_name_the_owners_records_and_catalogues_their_countrys() {
-        let owner = society();
-        let masters = Statements {
-            resource: resource("master_campaigns").expect("master campaigns"),
-            owner: owner.clone(),
-            dialect: Dialect::Postgres,
-        };
-        let cycle = &masters.resource.columns[3];
-        let query = masters.unknown_references(3, cycle, cycle.target.expect("a reference"));
-        let first = query.first(200);
-        assert!(
-            first
-                .text
-                .contains("LEFT JOIN master_campaign_cycles by_code ON by_code.country = $1"),
-            "{}",
-            first.text
-        );
-        assert!(first.text.ends_with("ORDER BY row_number LIMIT 200"));
-        assert_eq!(first.args, [Arg::Text("PY".into()), Arg::Text("PY".into())]);
-        let species = &masters.resource.columns[1];
-        let query = masters.unknown_references(1, species, species.target.expect("a reference"));
-        assert!(query.count().text.contains("by_code.reference_key = s.v1_code"));
-        assert!(masters
-            .lock_references(3, cycle, cycle.target.expect("a reference"))
-            .is_empty());
-    }
-
-    #[test]
-    fn records_that_dependants_name_are_locked_on_postgres_only() {
-        let owner = society();
-        for (dialect, locked) in [(Dialect::Sqlite, false), (Dialect::Postgres, true)] {
-            let plots = Statements {
-                resource: resource("plots").expect("plots"),
-                owner: owner.clone(),
-                dialect,
-            };
-            let establishment = &plots.resource.columns[0];
-            let lock = plots.lock_references(0, establishment, establishment.target.expect("a reference"));
-            assert_eq!(lock.len(), if locked { 2 } else { 0 });
-            assert!(lock
-                .iter()
-                .all(|sql| sql.text.ends_with("FOR SHARE") && !sql.text.contains(" OR ")));
-            assert_eq!(plots.lock_deletions().is_some(), locked);
-        }
     }
 
     #[test]

@@ -1,20 +1,26 @@
 //! Applicator writes (v2): create, full update, logical delete. Reads are the v3 list's.
 
 use domain::master_data::{optional_text, ApplicatorCommand};
-use domain::{Refusal, Rule, Violation};
+use domain::Refusal;
 
 use super::Deletable;
-use crate::db::{bind_args, with_writer, Arg, Batch, BeginWrite};
+use crate::db::with_writer;
+use crate::events::EventResource;
 use crate::lookups::{ask, Lookups, Owner};
+use crate::resources::events::APPLICATOR;
 use crate::resources::operations::Applicators;
+use crate::sql::{bind_args, Arg, Batch};
+use crate::write::BeginWrite;
 use crate::{now_millis, Scope, Store, StoreError};
 
 impl Deletable for Applicators {
     const TABLE: &'static str = "applicators";
+    const EVENTS: &'static EventResource = &APPLICATOR;
 }
 
 impl Store {
-    /// Creates an applicator (`id` is `None`) or replaces one of the caller's live applicators, machines included.
+    /// Creates an applicator (`id` is `None`) or replaces one of the caller's live applicators, machines included;
+    /// `command` meets its own rules (`ApplicatorCommand::check`).
     #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
     pub async fn write_applicator(
         &self,
@@ -22,9 +28,6 @@ impl Store {
         id: Option<i64>,
         command: &ApplicatorCommand,
     ) -> Result<Result<wire::operations::Applicator, Refusal>, StoreError> {
-        if let Err(refusal) = command.check() {
-            return Ok(Err(refusal));
-        }
         let society_id = scope.society_id();
         let now = now_millis();
         let machines = command.distinct_machines();
@@ -40,16 +43,9 @@ impl Store {
         let written: Result<Result<i64, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            let unknown: Vec<Violation> = command
-                .machines
-                .iter()
-                .enumerate()
-                .filter(|(_, machine)| !found.has(live_machines, **machine))
-                .map(|(index, machine)| Violation::new(format!("machines[{index}]"), Rule::Unknown(*machine)))
-                .collect();
-            let target = match (unknown.is_empty(), id) {
-                (false, _) => Ok(Err(Refusal::Invalid(unknown))),
-                (true, None) => sqlx::query_scalar::<_, i64>(
+            let target = match (command.references_hold(found.of(live_machines)), id) {
+                (Err(refusal), _) => Ok(Err(refusal)),
+                (Ok(()), None) => sqlx::query_scalar::<_, i64>(
                     "INSERT INTO applicators (society_id, name, address, phone_number, email, external_code, active, \
                      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id",
                 )
@@ -64,7 +60,7 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await
                 .map(Ok),
-                (true, Some(id)) => sqlx::query(
+                (Ok(()), Some(id)) => sqlx::query(
                         "UPDATE applicators SET name = $3, address = $4, phone_number = $5, email = $6, external_code = $7, \
                          active = $8, updated_at = $9 WHERE society_id = $1 AND id = $2 AND deleted_at IS NULL",
                     )
@@ -102,6 +98,7 @@ impl Store {
                         bind_args!(sqlx::query(&sql.text), &sql.args).execute(&mut *tx).await?;
                     }
                 }
+                tx.changed(society_id, &APPLICATOR, [applicator], if id.is_some() { "updated" } else { "created" });
                 tx.commit().await?;
             }
             target

@@ -4,9 +4,11 @@ use domain::master_data::{optional_text, NewEstablishment};
 use domain::Refusal;
 use wire::establishments::Establishment;
 
-use super::{unknown, Deletable};
-use crate::db::{with_writer, BeginWrite};
+use super::Deletable;
+use crate::db::with_writer;
+use crate::events::EventResource;
 use crate::lookups::{ask, Lookups, Owner};
+use crate::write::BeginWrite;
 use crate::{now_millis, ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 crate::row_by_position! {
@@ -66,16 +68,14 @@ impl Resource for Establishments {
 }
 
 impl Store {
-    /// Creates an establishment of a live farmer of the caller's society.
+    /// Creates an establishment of a live farmer of the caller's society; `new` meets its own rules
+    /// (`NewEstablishment::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
     pub async fn create_establishment(
         &self,
         scope: &Scope,
         new: &NewEstablishment,
     ) -> Result<Result<Establishment, Refusal>, StoreError> {
-        if let Err(refusal) = new.check() {
-            return Ok(Err(refusal));
-        }
         let society_id = scope.society_id();
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
@@ -84,7 +84,7 @@ impl Store {
         let written: Result<Result<EstablishmentRow, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            if let Some(refusal) = unknown(&found, farmer, "farmer_id", new.farmer_id) {
+            if let Err(refusal) = new.references_hold(found.has(farmer, new.farmer_id)) {
                 Ok(Err(refusal))
             } else {
                 let inserted = sqlx::query_as(&format!(
@@ -101,6 +101,7 @@ impl Store {
                 .await;
                 match inserted {
                     Ok(row) => {
+                        tx.changed(society_id, &ESTABLISHMENT, [Establishments::id(&row)], "created");
                         tx.commit().await?;
                         Ok(Ok(row))
                     }
@@ -121,4 +122,9 @@ impl Store {
 
 impl Deletable for Establishments {
     const TABLE: &'static str = "establishments";
+    const EVENTS: &'static EventResource = &ESTABLISHMENT;
 }
+
+/// An establishment's events.
+pub(crate) static ESTABLISHMENT: EventResource =
+    EventResource::of::<Establishments>("establishment", &["establishments"]);

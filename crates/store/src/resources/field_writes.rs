@@ -1,19 +1,22 @@
 //! Writes of the farm field group ("field" means the farm's field): silobag campaign rows, IoT devices and device
 //! events.
 //!
-//! Each follows the write pattern of the other resources (the command's own rules, then one transaction that looks its
-//! references up and inserts, touching the society's `syncCheck`, then the answer through the read resource), with
+//! Each follows the write pattern of the other resources (the caller has checked the command's own rules; one
+//! transaction looks its references up, has `domain::field` judge what it found, and inserts, touching the society's
+//! `syncCheck`; then the answer through the read resource), with
 //! one difference for events: IoT gateways send thousands of readings at once, so a batch looks each distinct
 //! reference up once, inserts in multi-row statements, with no round trip per reading, and is answered from what it
 //! inserted rather than read back.
 
-use domain::field::{NewDevice, NewReadings, NewSilobagCampaign, Reading};
-use domain::{Refusal, Rule, Violation};
+use domain::field::{DeviceKind, DevicePlace, NewDevice, NewReadings, NewSilobagCampaign, Reading};
+use domain::Refusal;
 
 use super::field::{DeviceEventRow, DeviceEvents, Devices, SilobagCampaigns};
-use super::unknown;
-use crate::db::{with_writer, Arg, BeginWrite};
+use crate::db::with_writer;
 use crate::lookups::{ask, Lookups, Owner};
+use crate::resources::events::{DEVICE, DEVICE_EVENT, SILOBAG_CAMPAIGN};
+use crate::sql::Arg;
+use crate::write::BeginWrite;
 use crate::{now_millis, Render, Resource, Scope, Store, StoreError};
 
 /// Rows per multi-row `INSERT`: 8 parameters a row keep a statement at 8,000 parameters, far below SQLite's (32,766)
@@ -21,16 +24,14 @@ use crate::{now_millis, Render, Resource, Scope, Store, StoreError};
 const INSERT_ROWS: usize = 1_000;
 
 impl Store {
-    /// Stores grain of a campaign in a silobag, both live records of the caller's society.
+    /// Stores grain of a campaign in a silobag, both live records of the caller's society; `new` meets its own rules
+    /// (`NewSilobagCampaign::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
     pub async fn create_silobag_campaign(
         &self,
         scope: &Scope,
         new: &NewSilobagCampaign,
     ) -> Result<Result<wire::field::SilobagCampaign, Refusal>, StoreError> {
-        if let Err(refusal) = new.check() {
-            return Ok(Err(refusal));
-        }
         let society_id = scope.society_id();
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
@@ -39,11 +40,10 @@ impl Store {
         let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            let refusal = unknown(&found, silobag, "silobag_id", new.silobag_id)
-                .or_else(|| unknown(&found, campaign, "campaign_id", new.campaign_id));
-            match refusal {
-                Some(refusal) => Err(refusal),
-                None => {
+            let held = new.references_hold(found.has(silobag, new.silobag_id), found.has(campaign, new.campaign_id));
+            match held {
+                Err(refusal) => Err(refusal),
+                Ok(()) => {
                     let id: i64 = sqlx::query_scalar(
                         "INSERT INTO silobag_campaigns (society_id, silobag_id, campaign_id, quantity_tn, \
                          grain_humidity_percent, grain_quality_semaphore, observations, active, created_at, updated_at) \
@@ -60,6 +60,7 @@ impl Store {
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
+                    tx.changed(society_id, &SILOBAG_CAMPAIGN, [id], "created");
                     tx.commit().await?;
                     Ok(id)
                 }
@@ -68,18 +69,16 @@ impl Store {
         self.written::<SilobagCampaigns>(scope, created).await
     }
 
-    /// Registers an IoT device of the caller's society. A silobag sensor monitors a live silobag and is installed
-    /// in its establishment (which the body may omit); a weather station may name a live establishment.
+    /// Registers an IoT device of the caller's society, of `kind` (what `NewDevice::check` answered for `new`). A
+    /// silobag sensor monitors a live silobag and is installed in its establishment (which the body may omit); a
+    /// weather station may name a live establishment ([`NewDevice::placement`]).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
     pub async fn create_device(
         &self,
         scope: &Scope,
         new: &NewDevice,
+        kind: DeviceKind,
     ) -> Result<Result<wire::field::Device, Refusal>, StoreError> {
-        let kind = match new.check() {
-            Ok(kind) => kind,
-            Err(refusal) => return Ok(Err(refusal)),
-        };
         let society_id = scope.society_id();
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
@@ -94,23 +93,11 @@ impl Store {
         let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            let named = new.establishment_id;
-            let mut outcome: Result<Option<i64>, Refusal> = match named {
-                Some(id) => unknown(&found, establishment, "establishment_id", id).map_or(Ok(named), Err),
-                None => Ok(None),
+            let place = DevicePlace {
+                establishment_found: new.establishment_id.is_some_and(|id| found.has(establishment, id)),
+                silobag_lies_in: silobag_lies_in.and_then(|lies_in| found.of(lies_in).first().copied()),
             };
-            if let (Ok(_), Some(silobag_id), Some(lies_in)) = (&outcome, new.silobag_id, silobag_lies_in) {
-                let violation = |rule| Err(Refusal::Invalid(vec![Violation::new("silobag_id", rule)]));
-                outcome = match (found.of(lies_in).first().copied(), named) {
-                    (None, _) => violation(Rule::Unknown(silobag_id)),
-                    (Some(actual), Some(named)) if actual != named => violation(Rule::SilobagElsewhere {
-                        silobag_id,
-                        establishment_id: named,
-                    }),
-                    (Some(actual), _) => Ok(Some(actual)),
-                };
-            }
-            match outcome {
+            match new.placement(place) {
                 Err(refusal) => Err(refusal),
                 Ok(establishment_id) => {
                     let id: i64 = sqlx::query_scalar(
@@ -130,6 +117,7 @@ impl Store {
                     .bind(now)
                     .fetch_one(&mut *tx)
                     .await?;
+                    tx.changed(society_id, &DEVICE, [id], "created");
                     tx.commit().await?;
                     Ok(id)
                 }
@@ -138,20 +126,18 @@ impl Store {
         self.written::<Devices>(scope, created).await
     }
 
-    /// Stores readings of the caller's society's devices, all or none, answered in the order sent.
+    /// Stores readings of the caller's society's devices, all or none, answered in the order sent; `new` meets its
+    /// own rules (`NewReadings::check`).
     ///
     /// Every distinct device and event type is looked up once, inside the transaction that inserts, so a device
-    /// deleted meanwhile cannot slip through; when any reading is refused, every refused reading is named and nothing
-    /// is stored.
+    /// deleted meanwhile cannot slip through; when any reading is refused, every refused reading is named
+    /// ([`NewReadings::references_hold`]) and nothing is stored.
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id(), events = new.readings.len()))]
     pub async fn create_device_events(
         &self,
         scope: &Scope,
         new: &NewReadings,
     ) -> Result<Result<Vec<wire::field::DeviceEvent>, Refusal>, StoreError> {
-        if let Err(refusal) = new.check() {
-            return Ok(Err(refusal));
-        }
         let events = &new.readings;
         // An empty batch (a gateway flushing an empty buffer) stores nothing, so it must not move `syncCheck`.
         if events.is_empty() {
@@ -171,40 +157,26 @@ impl Store {
             events.iter().map(|e| e.device_event_type_id),
         );
         let render = scope.render();
-        // Each reading's event is handed over whole: the triggers' pending event, then the reading read back and the
-        // event rewritten with its payload, wrote the feed twice for each reading, and was most of a batch's time on
-        // PostgreSQL (docs/performance.md).
+        // Each reading's event is handed over rendered from what was inserted, so the commit does not read the batch
+        // back.
         let stored: Result<Vec<wire::field::DeviceEvent>, Refusal> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write_own_events().await?;
+            let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            let violations: Vec<Violation> = events
-                .iter()
-                .enumerate()
-                .filter_map(|(index, event)| {
-                    let violation = if !found.has(devices, event.device_id) {
-                        Violation::new("device_id", Rule::Unknown(event.device_id))
-                    } else if !found.has(types, event.device_event_type_id) {
-                        Violation::new("device_event_type_id", Rule::Unknown(event.device_event_type_id))
-                    } else {
-                        return None;
-                    };
-                    Some(new.at(index, violation))
-                })
-                .collect();
-            if violations.is_empty() {
-                let mut ids = Vec::with_capacity(events.len());
-                for chunk in events.chunks(INSERT_ROWS) {
-                    ids.extend(tx.insert_readings(society_id, chunk, now).await?);
-                }
-                let stored = stored_readings(ids, events, now, &render);
-                for reading in &stored {
-                    tx.event(society_id, "device_event", reading.id, "created", now, reading)?;
-                }
-                tx.commit().await?;
-                Ok(stored)
-            } else {
+            match new.references_hold(found.of(devices), found.of(types)) {
                 // Dropping the transaction rolls it back; nothing was written anyway.
-                Err(Refusal::Invalid(violations))
+                Err(refusal) => Err(refusal),
+                Ok(()) => {
+                    let mut ids = Vec::with_capacity(events.len());
+                    for chunk in events.chunks(INSERT_ROWS) {
+                        ids.extend(tx.insert_readings(society_id, chunk, now).await?);
+                    }
+                    let stored = stored_readings(ids, events, now, &render);
+                    for reading in &stored {
+                        tx.event(society_id, &DEVICE_EVENT, reading.id, "created", now, reading)?;
+                    }
+                    tx.commit().await?;
+                    Ok(stored)
+                }
             }
         });
         Ok(stored)
@@ -251,7 +223,7 @@ const READING_COLUMNS: &str =
 
 impl InsertReadings for sqlx::SqliteConnection {
     /// One multi-row `INSERT`. Its placeholders are anonymous `?`: SQLite looks a numbered placeholder's name up in
-    /// a list as long as the statement's, which made binding a 4,000-value batch quadratic (a fifth of its time).
+    /// a list as long as the statement's, which made binding a large batch quadratic.
     /// SQLite gives each row of one statement the next rowid (the writer holds the database's lock), so the ids are
     /// the rows up to the last one inserted; returning them instead would hand each across sqlx's worker thread.
     async fn insert_readings(

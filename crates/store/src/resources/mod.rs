@@ -1,9 +1,11 @@
 //! The declaration of every resource: its table, columns, scope and wire shape, and its writes where it has any.
-//! A write takes a domain command (never a wire body), asks its references through [`crate::lookups`], and answers
-//! the stored record or the domain's [`Refusal`].
+//! A write takes a domain command (never a wire body) whose own rules the caller has checked, asks its references
+//! through [`crate::lookups`], has the domain judge what it found, and answers the stored record or the domain's
+//! [`Refusal`].
 
 pub mod applicators;
 pub mod establishments;
+pub(crate) mod events;
 pub mod farmers;
 pub mod field;
 pub mod field_writes;
@@ -12,16 +14,19 @@ pub mod planning;
 pub mod plots;
 pub mod work_orders;
 
-use domain::{Refusal, Rule, Violation};
+use domain::Refusal;
 
-use crate::db::{with_reader, with_writer, BeginWrite, RowLock};
-use crate::lookups::{Found, Kind};
+use crate::db::{with_reader, with_writer};
+use crate::sql::RowLock;
+use crate::write::BeginWrite;
 use crate::{now_millis, Resource, Scope, Store, StoreError};
 
 /// A society-owned resource that the API deletes logically.
 pub trait Deletable: Resource {
     /// Its table; live records of the tables that refer to it forbid the deletion (see [`crate::dependants`]).
     const TABLE: &'static str;
+    /// Its events: a deletion is one.
+    const EVENTS: &'static crate::events::EventResource;
 }
 
 impl Store {
@@ -79,6 +84,7 @@ impl Store {
                             .bind(now)
                             .execute(&mut *tx)
                             .await?;
+                            tx.changed(society_id, R::EVENTS, [id], "deleted");
                             tx.commit().await?;
                             Ok(())
                         }
@@ -140,9 +146,4 @@ impl Store {
         }
         Err(error.into())
     }
-}
-
-/// The refusal of a write whose reference `path` names `id`, which lookup `kind` did not find live.
-pub(crate) fn unknown(found: &Found, kind: Kind, path: &str, id: i64) -> Option<Refusal> {
-    (!found.has(kind, id)).then(|| Refusal::Invalid(vec![Violation::new(path, Rule::Unknown(id))]))
 }

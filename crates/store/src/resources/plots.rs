@@ -3,9 +3,11 @@
 use domain::master_data::{optional_text, NewPlot};
 use domain::Refusal;
 
-use super::{unknown, Deletable};
-use crate::db::{with_writer, BeginWrite};
+use super::Deletable;
+use crate::db::with_writer;
+use crate::events::EventResource;
 use crate::lookups::{ask, Lookups, Owner};
+use crate::write::BeginWrite;
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
 resource! {
@@ -31,10 +33,15 @@ resource! {
 
 impl Deletable for PlotsV3 {
     const TABLE: &'static str = "plots";
+    const EVENTS: &'static EventResource = &PLOT;
 }
 
+/// A plot's events: a change of its tags is the plot's.
+pub(crate) static PLOT: EventResource = EventResource::of::<PlotsV3>("plot", &["plots", "plot_tags"]);
+
 impl Store {
-    /// Creates a plot in a live establishment of the caller's society, on behalf of `user_id`.
+    /// Creates a plot in a live establishment of the caller's society, on behalf of `user_id`; `new` meets its own
+    /// rules (`NewPlot::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
     pub async fn create_plot(
         &self,
@@ -42,9 +49,6 @@ impl Store {
         user_id: i64,
         new: &NewPlot,
     ) -> Result<Result<wire::plots::PlotV3, Refusal>, StoreError> {
-        if let Err(refusal) = new.check() {
-            return Ok(Err(refusal));
-        }
         let society_id = scope.society_id();
         let now = now_millis();
         let mut lookups = Lookups::new(self.db.dialect());
@@ -53,7 +57,7 @@ impl Store {
         let written: Result<Result<i64, Refusal>, sqlx::Error> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
-            if let Some(refusal) = unknown(&found, establishment, "establishment_id", new.establishment_id) {
+            if let Err(refusal) = new.references_hold(found.has(establishment, new.establishment_id)) {
                 Ok(Err(refusal))
             } else {
                 let inserted = sqlx::query_scalar(
@@ -72,6 +76,7 @@ impl Store {
                 .await;
                 match inserted {
                     Ok(id) => {
+                        tx.changed(society_id, &PLOT, [id], "created");
                         tx.commit().await?;
                         Ok(Ok(id))
                     }

@@ -14,16 +14,16 @@
 //!   endpoint failing for [`domain::webhooks::GIVE_UP_AFTER`] is disabled (its `state`, and the `webhook_endpoint.disabled` event the
 //!   events core emits for that change) and its waiting deliveries abandoned.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use domain::events::{EventCursor, EventTypes, FeedStart};
-use domain::webhooks::{gives_up, retry_delay};
 use secrecy::SecretString;
 use serde_json::value::RawValue;
 
-use crate::db::{bind_args, with_reader, with_writer, Arg, BeginWrite, Dialect, Sql};
+use crate::db::with_writer;
 use crate::events::StoredEvent;
+use crate::sql::{bind_args, Arg, Dialect, Sql};
+use crate::write::BeginWrite;
 use crate::{Render, Scope, Store, StoreError};
 
 /// A delivery a worker holds, with what sending it takes.
@@ -107,7 +107,7 @@ struct EndpointRow {
     previous_secret_expires_at: Option<i64>,
 }
 
-fn millis(duration: Duration) -> i64 {
+pub(super) fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
@@ -265,7 +265,7 @@ impl Store {
             Dialect::Sqlite => ("id", "id", ""),
         };
         // Checked only for the deliveries claimed: a check of every due delivery in each claim cost as much as the
-        // backlog was long (docs/performance.md).
+        // backlog was long.
         let alive = "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
              AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)";
         // Leases that ran out first, then deliveries due, each in the order of its own index, so that a claim reads
@@ -399,143 +399,5 @@ impl Store {
             .record_webhook_attempts(worker, &[(delivery, attempt, jitter)], now)
             .await?;
         Ok(recorded.into_iter().next().unwrap_or(Recorded::LostLease))
-    }
-
-    /// Records attempts of deliveries `worker` holds in one transaction (one commit for many deliveries), each with
-    /// its jitter, and what follows from each at `now`, in order.
-    #[tracing::instrument(skip(self, attempts), fields(attempts = attempts.len()))]
-    pub async fn record_webhook_attempts(
-        &self,
-        worker: &str,
-        attempts: &[(&ClaimedDelivery, &Attempt, f64)],
-        now: i64,
-    ) -> Result<Vec<Recorded>, StoreError> {
-        /// An attempt of a delivery this worker still held when it was recorded.
-        struct Held {
-            at: usize,
-            society_id: i64,
-            id: i64,
-            endpoint_id: i64,
-            created_at: i64,
-            succeeded: bool,
-            retry_at: i64,
-        }
-        with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write().await?;
-            let mut outcomes = vec![Recorded::LostLease; attempts.len()];
-            let mut held = Vec::with_capacity(attempts.len());
-            for (at, (delivery, attempt, jitter)) in attempts.iter().enumerate() {
-                let succeeded = attempt.status_code.is_some_and(domain::webhooks::delivered);
-                let failed_attempts = u32::try_from(delivery.attempts.saturating_add(1)).unwrap_or(u32::MAX);
-                let retry_at = now.saturating_add(millis(retry_delay(failed_attempts, *jitter)));
-                let head = attempt.response_head.as_deref();
-                let status_code = attempt.status_code.map(i64::from);
-                let latency = millis(attempt.latency);
-                let updated: Option<(i64, i64)> = sqlx::query_as(
-                    "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_by = NULL, locked_until = NULL, \
-                     status = CASE WHEN $4 THEN 'succeeded' ELSE 'pending' END, \
-                     delivered_at = CASE WHEN $4 THEN $5 ELSE delivered_at END, next_attempt_at = $6, \
-                     last_status_code = $7, last_latency_ms = $8, last_response_head = $9, last_error = $10, updated_at = $5 \
-                     WHERE society_id = $1 AND id = $2 AND status = 'delivering' AND locked_by = $3 \
-                     RETURNING endpoint_id, created_at",
-                )
-                .bind(delivery.society_id)
-                .bind(delivery.id)
-                .bind(worker)
-                .bind(succeeded)
-                .bind(now)
-                .bind(retry_at)
-                .bind(status_code)
-                .bind(latency)
-                .bind(head)
-                .bind(&attempt.error)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some((endpoint_id, created_at)) = updated else {
-                    continue;
-                };
-                sqlx::query(
-                    "INSERT INTO webhook_attempts (society_id, delivery_id, attempted_at, status_code, latency_ms, \
-                     response_head, error) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(delivery.society_id)
-                .bind(delivery.id)
-                .bind(attempt.attempted_at)
-                .bind(status_code)
-                .bind(latency)
-                .bind(head)
-                .bind(&attempt.error)
-                .execute(&mut *tx)
-                .await?;
-                held.push(Held { at, society_id: delivery.society_id, id: delivery.id, endpoint_id, created_at, succeeded, retry_at });
-            }
-            // Each endpoint's progress once for the batch, not once per attempt: an endpoint that took any of the
-            // batch's deliveries is reachable, and is failing since no earlier than the batch otherwise.
-            let mut reached: BTreeMap<(i64, i64), bool> = BTreeMap::new();
-            for attempt in &held {
-                *reached.entry((attempt.society_id, attempt.endpoint_id)).or_default() |= attempt.succeeded;
-            }
-            let mut failing_since: BTreeMap<(i64, i64), Option<i64>> = BTreeMap::new();
-            for ((society_id, endpoint_id), reached) in reached {
-                let since: Option<i64> = sqlx::query_scalar(
-                    "UPDATE webhook_progress SET failing_since = CASE WHEN $3 THEN NULL ELSE COALESCE(failing_since, $4) END \
-                     WHERE society_id = $1 AND endpoint_id = $2 RETURNING failing_since",
-                )
-                .bind(society_id)
-                .bind(endpoint_id)
-                .bind(reached)
-                .bind(now)
-                .fetch_optional(&mut *tx)
-                .await?
-                .flatten();
-                failing_since.insert((society_id, endpoint_id), since);
-            }
-            let mut disabled = BTreeSet::new();
-            for attempt in held {
-                let endpoint = (attempt.society_id, attempt.endpoint_id);
-                let failing = failing_since.get(&endpoint).copied().flatten();
-                outcomes[attempt.at] = if attempt.succeeded {
-                    Recorded::Delivered
-                } else if failing.is_some_and(|since| gives_up(since, now)) {
-                    // Disabling is a change of the endpoint, so its owner sees it in the endpoint's GET and in the feed.
-                    if disabled.insert(endpoint) {
-                        for statement in [
-                            "UPDATE webhook_endpoints SET state = 'disabled', disabled_at = $3, updated_at = $3 \
-                             WHERE society_id = $1 AND id = $2 AND state = 'enabled'",
-                            "UPDATE webhook_deliveries SET status = 'abandoned', updated_at = $3 \
-                             WHERE society_id = $1 AND endpoint_id = $2 AND status = 'pending'",
-                        ] {
-                            sqlx::query(statement)
-                                .bind(attempt.society_id)
-                                .bind(attempt.endpoint_id)
-                                .bind(now)
-                                .execute(&mut *tx)
-                                .await?;
-                        }
-                    }
-                    Recorded::EndpointDisabled
-                } else if gives_up(attempt.created_at, now) {
-                    sqlx::query("UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1 AND id = $2")
-                        .bind(attempt.society_id)
-                        .bind(attempt.id)
-                        .execute(&mut *tx)
-                        .await?;
-                    Recorded::GaveUp
-                } else {
-                    Recorded::Retrying(attempt.retry_at)
-                };
-            }
-            tx.commit().await?;
-            Ok(outcomes)
-        })
-    }
-
-    /// When the next pending delivery is due (epoch ms), so an idle worker sleeps until then rather than polling.
-    pub async fn next_webhook_due(&self) -> Result<Option<i64>, StoreError> {
-        with_reader!(&self.db, pool => {
-            Ok(sqlx::query_scalar("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'")
-                .fetch_one(pool)
-                .await?)
-        })
     }
 }

@@ -1,6 +1,6 @@
 //! Webhook endpoints: their declaration as a read resource, their creation, secret rotation and deletion, and the
-//! delivery history an endpoint's owner reads. How events become deliveries and how deliveries are claimed and
-//! recorded is in [`deliveries`].
+//! delivery history an endpoint's owner reads. How events become deliveries and how deliveries are claimed is in
+//! [`deliveries`]; how their attempts are recorded is in `attempts`.
 //!
 //! A society has at most [`MAX_ENDPOINTS`] endpoints: a create counts them under a lock, so concurrent creates
 //! cannot pass the limit together.
@@ -9,6 +9,7 @@
 //! (the create, a rotation); the endpoint's read shape has no secret. A rotation keeps the previous secret valid for
 //! [`domain::webhooks::SECRET_OVERLAP`]: deliveries in that window carry a signature by each.
 
+mod attempts;
 pub mod deliveries;
 
 use domain::events::{EventTypes, FeedStart};
@@ -16,8 +17,11 @@ use domain::webhooks::{new_secret, DeliveryStatus, MAX_ENDPOINTS, SECRET_OVERLAP
 use domain::PageRequest;
 use wire::webhooks::{WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret};
 
-use crate::db::{with_reader, with_writer, BeginWrite, RowLock};
+use crate::db::{with_reader, with_writer};
+use crate::events::EventResource;
 use crate::resources::Deletable;
+use crate::sql::RowLock;
+use crate::write::BeginWrite;
 use crate::{now_millis, resource, Scope, Store, StoreError};
 
 resource! {
@@ -45,7 +49,13 @@ resource! {
 
 impl Deletable for WebhookEndpoints {
     const TABLE: &'static str = "webhook_endpoints";
+    const EVENTS: &'static EventResource = &WEBHOOK_ENDPOINT;
 }
+
+/// An endpoint's events: its owner's edits, and its disabling after days of failed deliveries. Deliveries and their
+/// bookkeeping are not news.
+pub(crate) static WEBHOOK_ENDPOINT: EventResource =
+    EventResource::of::<WebhookEndpoints>("webhook_endpoint", &["webhook_endpoints"]);
 
 /// A checked endpoint to register (see [`domain::webhooks::EndpointCommand::check`]).
 #[derive(Debug, Clone)]
@@ -144,6 +154,7 @@ impl Store {
                     .bind(head)
                     .execute(&mut *tx)
                     .await?;
+                tx.changed(scope.society_id(), &WEBHOOK_ENDPOINT, [id], "created");
                 tx.commit().await?;
                 Some(id)
             }
@@ -181,6 +192,9 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
+            if rotated > 0 {
+                tx.changed(scope.society_id(), &WEBHOOK_ENDPOINT, [id], "updated");
+            }
             tx.commit().await?;
             rotated
         });

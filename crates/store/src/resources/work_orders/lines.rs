@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use domain::work_orders::{LabourLine, StateFlags, WorkOrderCommand};
 
 use super::read::{LabourLinkRow, LabourLinks, LabourRow, SupplyRow, WorkOrderRow};
-use crate::db::{Arg, Batch};
+use crate::sql::{Arg, Batch};
 
 /// Rows of one multi-row `INSERT` of lines: 13 values a row keeps a statement far within both backends' limits.
 const LINES_PER_INSERT: usize = 100;
@@ -247,7 +247,7 @@ pub(super) fn written_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Dialect;
+    use crate::sql::Dialect;
 
     #[test]
     fn lines_with_their_own_ids_are_inserted_apart_from_new_ones() {

@@ -1,28 +1,34 @@
 //! Work orders: read ([`read`]), and written whole (header and lines added, changed, removed) in one transaction
 //! that asks about every reference the body makes before anything is written ([`Plan`]), then writes the header and
-//! every line in one batch ([`lines`]). [`Store::write_work_order`] reads as its steps. A create on PostgreSQL asks
-//! before its transaction begins, and its batch, with the order's event, is usually one statement, which is then
-//! its whole transaction ([`crate::db::BeginWrite::begin_write_own_events_lazily`]).
+//! every line in one batch ([`lines`]). [`Store::write_work_order`] reads as its steps. It takes a command whose own
+//! rules the caller has checked (`WorkOrderCommand::check`) and decides nothing itself: what it finds (the order
+//! replaced, the references) is judged by `domain::work_orders`. A create on PostgreSQL asks before its transaction
+//! begins, and its batch, with the order's event, is usually one statement, which is then its whole transaction
+//! ([`crate::write::BeginWrite::begin_write_lazily`]).
 //!
 //! Lines sent with a `local_id` keep it; lines sent without one are new; lines of the order not sent are removed.
 //! The order's row is locked for the transaction (PostgreSQL `FOR UPDATE`; SQLite has one writer), so concurrent
 //! replacements of one order apply one after the other and never interleave their lines.
 
 mod lines;
+pub(crate) mod payload;
 pub(crate) mod read;
 
 use std::collections::BTreeSet;
 
-use domain::work_orders::{check, StateFlags, WorkOrderCommand};
-use domain::{Refusal, Rule, Violation};
+use domain::work_orders::{deletable, replaceable, Current, Found as References, StateFlags, WorkOrderCommand};
+use domain::Refusal;
 use wire::work_orders::WorkOrder;
 
 use read::assemble;
 pub use read::{WorkOrderHeaders, WorkOrderRow, WorkOrderStateFilter};
 
 use self::lines::{line_inserts_of, written_rows, Kept, Order};
-use crate::db::{bind_args, with_reader, with_writer, Arg, Batch, BeginWrite, RowLock, Sql};
+use self::payload::WORK_ORDER;
+use crate::db::{with_reader, with_writer};
 use crate::lookups::{ask, Found, Kind, Lookups, Owner, Reservation};
+use crate::sql::{bind_args, Arg, Batch, RowLock, Sql};
+use crate::write::BeginWrite;
 use crate::{now_millis, Dialect, Resource, Scope, Store, StoreError};
 
 /// How a write treats an existing order.
@@ -64,7 +70,6 @@ fn external_id_holder_args(society_id: i64, external_id: &str, own_id: i64) -> [
 
 /// Everything one write asks the database before it writes, and what it answers.
 struct Plan<'a> {
-    command: &'a WorkOrderCommand,
     society_id: i64,
     /// The order written: a replacement's own, 0 for a new one.
     pub own_id: i64,
@@ -145,11 +150,7 @@ impl<'a> Plan<'a> {
                 labours.iter().filter_map(|l| l.local_id),
             ),
         };
-        let external_id = command
-            .external_id
-            .as_deref()
-            .map(str::trim)
-            .filter(|id| !id.is_empty());
+        let external_id = command.stored_external_id();
         let duplicate = external_id.map(|external_id| {
             let args = external_id_holder_args(society_id, external_id, own_id);
             lookups.query(EXTERNAL_ID_HOLDER.to_owned(), &args)
@@ -164,7 +165,6 @@ impl<'a> Plan<'a> {
             labours.iter().filter(|l| l.local_id.is_none()).count(),
         );
         Self {
-            command,
             society_id,
             own_id,
             external_id,
@@ -177,106 +177,34 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Another live order holding the external id, if the lookups found one.
-    pub fn duplicate(&self, found: &Found) -> Option<i64> {
-        self.duplicate.and_then(|kind| found.of(kind).first().copied())
+    /// What the lookups found about the body's references, for the domain to judge. The ids of each kind are taken
+    /// out of `found`, which keeps the ids reserved for the new rows.
+    pub fn references(&self, found: &mut Found) -> References {
+        let kinds = &self.kinds;
+        References {
+            voucher_types: found.take(kinds.vouchers),
+            campaigns: found.take(kinds.campaigns),
+            formulateds: found.take(kinds.formulateds),
+            labour_types: found.take(kinds.labour_types),
+            contractors: found.take(kinds.contractors),
+            machines: found.take(kinds.machines),
+            applicators: found.take(kinds.applicators),
+            own_supplies: found.take(kinds.kept_supplies),
+            own_labours: found.take(kinds.kept_labours),
+            external_id_holder: self.duplicate.and_then(|kind| found.of(kind).first().copied()),
+            species: BTreeSet::new(),
+            cultivations: BTreeSet::new(),
+        }
     }
 
-    /// Lines' campaigns that are not live campaigns of the society, each once.
-    pub fn missing_campaigns(&self, found: &Found) -> BTreeSet<i64> {
-        self.command
-            .campaign_ids()
-            .filter(|id| !found.has(self.kinds.campaigns, *id))
-            .collect()
-    }
-
-    /// The lookups that tell what each missing campaign id is instead, the usual confusions of the homonym rule: a
-    /// crop species, or one of the society's v3 cultivation rows. Asked only when a campaign is missing.
+    /// The lookups that tell what each campaign id in `missing` is instead, the usual confusions of the homonym rule:
+    /// a crop species, or one of the society's v3 cultivation rows.
     pub fn homonym_lookups(&self, dialect: Dialect, missing: &BTreeSet<i64>) -> (Lookups, Kind, Kind) {
         let mut lookups = Lookups::new(dialect);
         let species = lookups.rows("species", "TRUE", &[], missing.iter().copied());
         let society = [Arg::Int(self.society_id)];
         let cultivations = lookups.rows("cultivations", "society_id = ?", &society, missing.iter().copied());
         (lookups, species, cultivations)
-    }
-
-    /// Every rule the body breaks: its own, and every reference that `found` did not find, by the path of the field
-    /// that makes it. `homonyms` says what each missing campaign is instead: (is a species, is a cultivation).
-    pub fn violations(&self, found: &Found, homonyms: impl Fn(i64) -> (bool, bool)) -> Vec<Violation> {
-        let command = self.command;
-        let kinds = &self.kinds;
-        let mut violations = check(command, self.society_id);
-        if !found.has(kinds.vouchers, command.voucher_type_id) {
-            let path = "header.extra_fields.voucher_type.local_id";
-            violations.push(Violation::new(path, Rule::Unknown(command.voucher_type_id)));
-        }
-        let lines = [
-            (
-                "supplies",
-                command.supplies.iter().map(|s| s.campaign_id).collect::<Vec<_>>(),
-            ),
-            ("labours", command.labours.iter().map(|l| l.campaign_id).collect()),
-        ];
-        for (kind, campaigns) in lines {
-            for (index, id) in campaigns
-                .into_iter()
-                .enumerate()
-                .filter(|(_, id)| !found.has(kinds.campaigns, *id))
-            {
-                let (species, cultivation) = homonyms(id);
-                let rule = Rule::NotACampaign {
-                    id,
-                    species,
-                    cultivation,
-                };
-                violations.push(Violation::new(format!("{kind}[{index}].cultivation.local_id"), rule));
-            }
-        }
-        for (index, supply) in command.supplies.iter().enumerate() {
-            if !found.has(kinds.formulateds, supply.formulated_id) {
-                let path = format!("supplies[{index}].formulated.local_id");
-                violations.push(Violation::new(path, Rule::Unknown(supply.formulated_id)));
-            }
-        }
-        for (index, labour) in command.labours.iter().enumerate() {
-            if let Some(labour_type) = labour.labour_type_id.filter(|id| !found.has(kinds.labour_types, *id)) {
-                let path = format!("labours[{index}].labour_type.local_id");
-                violations.push(Violation::new(path, Rule::Unknown(labour_type)));
-            }
-            for (field, kind, ids) in [
-                ("contractors", kinds.contractors, &labour.contractor_ids),
-                ("machines", kinds.machines, &labour.machine_ids),
-                ("applicators", kinds.applicators, &labour.applicator_ids),
-            ] {
-                for (position, id) in ids.iter().enumerate().filter(|(_, id)| !found.has(kind, **id)) {
-                    let path = format!("labours[{index}].{field}[{position}].local_id");
-                    violations.push(Violation::new(path, Rule::Unknown(*id)));
-                }
-            }
-        }
-        let own_lines = [
-            (
-                "supplies",
-                kinds.kept_supplies,
-                command.supplies.iter().map(|s| s.local_id).collect::<Vec<_>>(),
-            ),
-            (
-                "labours",
-                kinds.kept_labours,
-                command.labours.iter().map(|l| l.local_id).collect(),
-            ),
-        ];
-        for (kind, lookup, ids) in own_lines {
-            for (index, id) in ids.into_iter().enumerate() {
-                if let Some(id) = id.filter(|id| !found.has(lookup, *id)) {
-                    violations.push(Violation::new(
-                        format!("{kind}[{index}].local_id"),
-                        Rule::UnknownLine(id),
-                    ));
-                }
-            }
-        }
-        violations
     }
 }
 
@@ -297,20 +225,26 @@ fn order_state_query(lock: &str) -> String {
     )
 }
 
-/// Whether an order in `state` may be replaced by a write that read `expected_version`; what it keeps if so.
-fn replaceable(state: Option<OrderState>, expected_version: Option<i64>) -> Result<Kept, Refusal> {
-    match state {
-        None
-        | Some(OrderState {
-            deleted_at: Some(_), ..
-        }) => Err(Refusal::NotFound),
-        Some(OrderState { is_read_only: true, .. }) => Err(Refusal::ReadOnly),
-        Some(state) if expected_version.is_some_and(|v| v != state.updated_at) => Err(Refusal::Stale),
-        Some(state) => Ok(Kept {
-            active: state.active,
-            created_at: state.created_at,
-        }),
+impl OrderState {
+    /// The order as the domain judges it.
+    fn current(&self) -> Current {
+        Current {
+            version: self.updated_at,
+            read_only: self.is_read_only,
+            deleted: self.deleted_at.is_some(),
+        }
     }
+}
+
+/// What a replacement of the order in `state` keeps, once the domain has judged that a write that read
+/// `expected_version` may replace it.
+fn kept(state: Option<OrderState>, expected_version: Option<i64>) -> Result<Kept, Refusal> {
+    replaceable(state.as_ref().map(OrderState::current), expected_version)?;
+    let state = state.ok_or(Refusal::NotFound)?;
+    Ok(Kept {
+        active: state.active,
+        created_at: state.created_at,
+    })
 }
 
 /// The statement that inserts a new order's header, into `batch`.
@@ -399,17 +333,17 @@ impl Store {
             let mut tx = pool.begin_write().await?;
             let state: Option<OrderState> =
                 sqlx::query_as(&query).bind(society_id).bind(local_id).fetch_optional(&mut *tx).await?;
-            match state {
-                None => Ok(Err(Refusal::NotFound)),
-                Some(OrderState { deleted_at: Some(_), .. }) => Ok(Ok(())),
-                Some(OrderState { is_read_only: true, .. }) => Ok(Err(Refusal::ReadOnly)),
-                Some(_) => {
+            match deletable(state.as_ref().map(OrderState::current)) {
+                Err(refusal) => Ok(Err(refusal)),
+                Ok(false) => Ok(Ok(())),
+                Ok(true) => {
                     sqlx::query("UPDATE work_orders SET deleted_at = $3, updated_at = $3 WHERE society_id = $1 AND id = $2")
                         .bind(society_id)
                         .bind(local_id)
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;
+                    tx.changed(society_id, &WORK_ORDER, [local_id], "deleted");
                     tx.commit().await?;
                     Ok(Ok(()))
                 }
@@ -455,39 +389,33 @@ impl Store {
         with_writer!(&self.db, pool => {
             // A create reads before it writes only what needs no lock, so PostgreSQL may write it in one statement.
             let mut tx = match mode {
-                WriteMode::Create => pool.begin_write_own_events_lazily().await?,
-                WriteMode::Replace { .. } => pool.begin_write_own_events().await?,
+                WriteMode::Create => pool.begin_write_lazily().await?,
+                WriteMode::Replace { .. } => pool.begin_write().await?,
             };
             // 1. The order replaced: locked, live, writable, and at the version `If-Match` names.
             let kept = match mode {
                 WriteMode::Create => Kept { active: true, created_at: now },
                 WriteMode::Replace { local_id, expected_version } => {
                     let state = sqlx::query_as(&state_query).bind(society_id).bind(local_id).fetch_optional(&mut *tx).await?;
-                    match replaceable(state, expected_version) {
+                    match kept(state, expected_version) {
                         Ok(kept) => kept,
                         Err(refusal) => return Ok(Err(refusal)),
                     }
                 }
             };
             // 2. Every reference, and ids for the new rows, in one round trip.
-            let found = ask!(plan.lookups, tx);
-            if let Some(other) = plan.duplicate(&found) {
-                return Ok(Err(Refusal::DuplicateExternalId(other)));
-            }
-            // 3. What a line's missing campaign is instead, asked only when one is missing.
-            let missing = plan.missing_campaigns(&found);
-            let homonyms = if missing.is_empty() {
-                None
-            } else {
+            let mut found = ask!(plan.lookups, tx);
+            let mut references = plan.references(&mut found);
+            // 3. What a line's missing campaign is instead, asked only when the domain needs it.
+            let missing = command.homonyms_to_ask(&references);
+            if !missing.is_empty() {
                 let (lookups, species, cultivations) = plan.homonym_lookups(dialect, &missing);
-                Some((ask!(lookups, tx), species, cultivations))
-            };
-            let violations = plan.violations(&found, |id| match &homonyms {
-                Some((answered, species, cultivations)) => (answered.has(*species, id), answered.has(*cultivations, id)),
-                None => (false, false),
-            });
-            if !violations.is_empty() {
-                return Ok(Err(Refusal::Invalid(violations)));
+                let mut answered = ask!(lookups, tx);
+                references.species = answered.take(species);
+                references.cultivations = answered.take(cultivations);
+            }
+            if let Err(refusal) = command.references_hold(&references) {
+                return Ok(Err(refusal));
             }
             // 4. The header, then every line in one batch.
             let supply_ids = found.line_ids(&plan.new_supplies, command.supplies.iter().map(|s| s.local_id))?;
@@ -538,7 +466,7 @@ impl Store {
                 WriteMode::Create => "created",
                 WriteMode::Replace { .. } => "updated",
             };
-            tx.event(society_id, "work_order", order.id, action, now, &written)?;
+            tx.event(society_id, &WORK_ORDER, order.id, action, now, &written)?;
             if let Err(error) = tx.commit_with(batch).await {
                 return self.answer_write_error(error, society_id, external_id, own_id).await;
             }

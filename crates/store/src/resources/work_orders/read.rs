@@ -11,8 +11,8 @@ use wire::work_orders::{
 };
 use wire::Page;
 
-use crate::db::{Arg, IdSet, Sql};
 use crate::list::{FlagFilter, ListError};
+use crate::sql::{Arg, IdSet, Sql};
 use crate::{ListSpec, Render, Resource, Scope, Scoping, Store, StoreError};
 
 crate::row_by_position! {
@@ -175,9 +175,8 @@ const LINK_TABLES: [(&str, &str); 3] = [
 /// The statements that read the links of `labours`, all three lists in one statement.
 ///
 /// A page's labours were written together, so their ids are usually one dense run: then the links are read by the
-/// run's id range (see [`IdSet`]), which PostgreSQL answers in a third of the time that a subquery per labour
-/// took (13 against 37 ms for a sync's page of 500 orders with 5,124 labours). Scattered ids (lines rewritten since)
-/// are read by `IN` lists instead.
+/// run's id range (see [`IdSet`]), which PostgreSQL answers much sooner than a subquery per labour or a join
+/// (docs/performance.md). Scattered ids (lines rewritten since) are read by `IN` lists instead.
 pub(crate) fn links_queries(society_id: i64, labours: &[i64]) -> Vec<Sql> {
     IdSet::chunked(labours)
         .iter()
@@ -204,8 +203,8 @@ fn links_query(society_id: i64, labours: &IdSet) -> Sql {
 
 /// A page's labour links, one list per link table ([`LINK_TABLES`]), each of `(labour id, linked id)` pairs in order,
 /// so that a labour's links are one run found by binary search. A map from each labour to three vectors of its own
-/// allocated and hashed for each of a page's 5,000 labours: about 4 % of core 0's samples (server and PostgreSQL)
-/// while a sync read work orders, and an eighth of the server's page faults (docs/performance.md).
+/// allocated and hashed for each of a page's thousands of labours was a noticeable part of a sync's work while it
+/// read work orders, and of the server's page faults.
 #[derive(Debug, Default)]
 pub(crate) struct LabourLinks([Vec<(i64, i64)>; 3]);
 
@@ -243,9 +242,8 @@ impl LabourLinks {
 /// else by an `IN` list of them ([`IdSet::whole`]: a page's at most 500 orders fit one list).
 ///
 /// The range reads the lines in the order the `(society_id, work_order_id, position)` index holds them, where an `IN`
-/// list sorted the whole answer: for a sync's page of 500 orders it read 125 buffers instead of 1,580. The index is
-/// unique (migration 20), so no tie is left for a further key to break, and the rows need no sort at all
-/// (docs/performance.md).
+/// list sorted the whole answer and read many more buffers. The index is unique (migration 20), so no tie is left
+/// for a further key to break, and the rows need no sort at all.
 pub(crate) fn lines_query(columns: &str, table: &str, alias: &str, society_id: i64, orders: &[i64]) -> Sql {
     let mut sql = Sql::default();
     sql.push(&format!(
@@ -390,7 +388,7 @@ mod tests {
 
         let scattered: Vec<i64> = (0..1_200).map(|n| n * 10).collect();
         let lists = links_queries(7, &scattered);
-        assert_eq!(lists.len(), scattered.len().div_ceil(crate::db::IDS_PER_QUERY));
+        assert_eq!(lists.len(), scattered.len().div_ceil(crate::sql::IDS_PER_QUERY));
         assert!(lists.iter().all(|sql| !sql.text.contains("BETWEEN")));
         assert_eq!(
             lists.iter().map(|sql| sql.args.len()).sum::<usize>(),

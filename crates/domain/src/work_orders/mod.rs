@@ -1,10 +1,16 @@
-//! Work-order writes: the command a write body is parsed into, and the rules it must meet before anything is
-//! stored. Rules that need the database (do the referenced campaign, product, contractor… exist in the caller's
-//! society?) are checked by the store inside the write's transaction and reported with the same [`Violation`]s.
+//! Work-order writes: the command a write body is parsed into, and every rule it must meet before anything is
+//! stored. Its own rules ([`WorkOrderCommand::check`]) need no database, so a body that breaks one is refused before
+//! the store is asked anything. The rules about what it refers to ([`references`]) are decided here too, over what
+//! the store found for them ([`Found`]), as is whether the order a replacement names may be replaced
+//! ([`replaceable`]).
+
+mod references;
+
+pub use references::{deletable, replaceable, Current, Found};
 
 use chrono::{DateTime, Utc};
 
-use crate::refusal::{check_positive, Rule, Violation};
+use crate::refusal::{check_positive, verdict, Refusal, Rule, Violation};
 use crate::text::{self, Text};
 
 /// The only `system_id` a third party may write.
@@ -52,6 +58,16 @@ impl WorkOrderCommand {
         let supplies = self.supplies.iter().map(|s| s.campaign_id);
         supplies.chain(self.labours.iter().map(|l| l.campaign_id))
     }
+
+    /// The rules that need no database, for a write by society `society_id`: every one the body breaks.
+    pub fn check(&self, society_id: i64) -> Result<(), Refusal> {
+        verdict(own_violations(self, society_id))
+    }
+
+    /// The external id as stored: trimmed, none when blank.
+    pub fn stored_external_id(&self) -> Option<&str> {
+        self.external_id.as_deref().map(str::trim).filter(|id| !id.is_empty())
+    }
 }
 
 /// A supply (agrochemical application) line.
@@ -97,7 +113,7 @@ pub struct LabourLine {
 }
 
 /// The rules that need no database: system id, company, names, quantities, repeated ids.
-pub fn check(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
+fn own_violations(command: &WorkOrderCommand, society_id: i64) -> Vec<Violation> {
     let mut violations = Vec::new();
     if command.system_id != THIRD_PARTY_SYSTEM {
         violations.push(Violation::new(
@@ -176,7 +192,8 @@ mod tests {
         Utc.with_ymd_and_hms(2025, 10, 1, 12, 0, 0).single().unwrap_or_default()
     }
 
-    fn order() -> WorkOrderCommand {
+    /// A valid order of society 7.
+    pub(super) fn order() -> WorkOrderCommand {
         WorkOrderCommand {
             external_id: Some("ERP-1".into()),
             system_id: THIRD_PARTY_SYSTEM.into(),
@@ -225,7 +242,30 @@ mod tests {
 
     #[test]
     fn a_well_formed_order_breaks_no_rule() {
-        assert_eq!(check(&order(), 7), vec![]);
+        assert_eq!(own_violations(&order(), 7), vec![]);
+        assert_eq!(order().check(7), Ok(()));
+    }
+
+    #[test]
+    fn check_refuses_with_every_rule_broken() {
+        let mut command = order();
+        command.system_id = "erp".into();
+        command.supplies[0].area_applied = 0.0;
+        let Err(Refusal::Invalid(violations)) = command.check(7) else {
+            panic!("refused as invalid");
+        };
+        assert_eq!(paths(&violations), ["header.system_id", "supplies[0].area_applied"]);
+    }
+
+    #[test]
+    fn the_external_id_is_stored_trimmed_and_none_when_blank() {
+        let mut command = order();
+        command.external_id = Some("  ERP-1 ".into());
+        assert_eq!(command.stored_external_id(), Some("ERP-1"));
+        command.external_id = Some("   ".into());
+        assert_eq!(command.stored_external_id(), None);
+        command.external_id = None;
+        assert_eq!(command.stored_external_id(), None);
     }
 
     #[test]
@@ -233,14 +273,14 @@ mod tests {
         let mut command = order();
         command.system_id = "erp".into();
         assert_eq!(
-            check(&command, 7),
+            own_violations(&command, 7),
             vec![Violation::new("header.system_id", Rule::SystemId("erp".into()))]
         );
     }
 
     #[test]
     fn the_company_must_be_the_callers_society() {
-        let violations = check(&order(), 8);
+        let violations = own_violations(&order(), 8);
         assert_eq!(
             violations,
             vec![Violation::new(
@@ -258,7 +298,7 @@ mod tests {
         command.supplies[0].total_applied = -1.0;
         command.labours[0].area_applied = f64::NAN;
         assert_eq!(
-            paths(&check(&command, 7)),
+            paths(&own_violations(&command, 7)),
             [
                 "header.name",
                 "supplies[0].area_applied",
@@ -276,7 +316,7 @@ mod tests {
         command.labours[0].area_applied = 1e-310;
         let min = crate::refusal::MIN_QUANTITY;
         assert_eq!(
-            check(&command, 7),
+            own_violations(&command, 7),
             vec![
                 Violation::new("supplies[0].area_applied", Rule::TooSmall { sent: 1e-320, min }),
                 Violation::new("supplies[0].total_applied", Rule::TooSmall { sent: 5e-324, min }),
@@ -286,7 +326,7 @@ mod tests {
         command.supplies[0].area_applied = min;
         command.supplies[0].total_applied = 1e-300;
         command.labours[0].area_applied = 0.001;
-        assert_eq!(check(&command, 7), vec![]);
+        assert_eq!(own_violations(&command, 7), vec![]);
     }
 
     #[test]
@@ -297,7 +337,7 @@ mod tests {
         command.supplies[1].local_id = Some(5);
         command.labours[0].machine_ids = vec![4, 4];
         assert_eq!(
-            check(&command, 7),
+            own_violations(&command, 7),
             vec![
                 Violation::new("supplies[1].local_id", Rule::DuplicateLine(5)),
                 Violation::new("labours[0].machines[1].local_id", Rule::Repeated(4)),
@@ -310,6 +350,6 @@ mod tests {
         let mut command = order();
         command.supplies[0].local_id = Some(5);
         command.labours[0].local_id = Some(5);
-        assert_eq!(check(&command, 7), vec![]);
+        assert_eq!(own_violations(&command, 7), vec![]);
     }
 }
