@@ -274,6 +274,99 @@ async fn get(base: &str, token: &str, path: &str) -> Value {
         .expect("JSON")
 }
 
+/// Every event after `cursor`, following the feed's pages; and the cursor after them.
+async fn events_after(base: &str, token: &str, cursor: &str) -> (Vec<Value>, String) {
+    let mut cursor = cursor.to_owned();
+    let mut events = Vec::new();
+    loop {
+        let page = get(
+            base,
+            token,
+            &format!("/api/v3/third_party/events?after={cursor}&size=1000"),
+        )
+        .await;
+        events.extend(page["items"].as_array().expect("items").iter().cloned());
+        cursor = page["next_cursor"].as_str().expect("a cursor").to_owned();
+        if page["has_more"] != true {
+            return (events, cursor);
+        }
+    }
+}
+
+/// How many records an import's summary line says it created and updated.
+fn created_and_updated(summary: &str) -> (usize, usize) {
+    let count = |word: &str| {
+        summary
+            .split(", ")
+            .map(|part| part.rsplit(": ").next().unwrap_or(part))
+            .find_map(|part| part.strip_suffix(word).and_then(|n| n.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no {word} in {summary}"))
+    };
+    (count(" created"), count(" updated"))
+}
+
+/// Imports `file` into `resource` with the API serving at `base`, and checks the feed after `cursor` holds exactly
+/// one event per record the import created or updated, each with the record as its `GET` answers it; answers the
+/// cursor after them and the actions seen.
+async fn imported_as_read(
+    operator: &Operator,
+    (base, token): (&str, &str),
+    resource: &str,
+    file: &Path,
+    cursor: String,
+) -> (String, Vec<String>) {
+    let summary = operator.import(resource, file);
+    let (created, updated) = created_and_updated(&summary);
+    let expected = created + updated;
+    assert!(expected > 0, "{resource}: the file changes something: {summary}");
+    // The import committed before its process ended; the feed may still hold its commit back while an older
+    // transaction of the database runs, so this waits a little for it.
+    let (mut events, mut cursor) = events_after(base, token, &cursor).await;
+    for _ in 0..100 {
+        if events.len() >= expected {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let (more, next) = events_after(base, token, &cursor).await;
+        events.extend(more);
+        cursor = next;
+    }
+    assert_eq!(
+        events.len(),
+        expected,
+        "{resource}: one event per record ({summary}): {events:#?}"
+    );
+    let mut actions = Vec::new();
+    let mut records = std::collections::BTreeSet::new();
+    for event in &events {
+        let id = event["resource_id"].as_i64().expect("a record id");
+        assert!(records.insert(id), "{resource}: record {id} has one event: {events:#?}");
+        let singular = event["resource"].as_str().expect("a resource");
+        assert_eq!(format!("{singular}s"), resource, "{resource}: {event}");
+        let action = event["type"]
+            .as_str()
+            .and_then(|t| t.strip_prefix(&format!("{singular}.")))
+            .expect("a type");
+        actions.push(action.to_owned());
+        let read = get(base, token, &format!("/api/v3/third_party/{resource}/{id}")).await;
+        assert_eq!(
+            event["data"], read,
+            "{resource} {id}: the event's data is the record as its GET answers it"
+        );
+    }
+    assert_eq!(
+        actions.iter().filter(|a| *a == "created").count(),
+        created,
+        "{resource}: {actions:?}"
+    );
+    assert_eq!(
+        actions.iter().filter(|a| *a == "updated").count(),
+        updated,
+        "{resource}: {actions:?}"
+    );
+    (cursor, actions)
+}
+
 /// Runs each test on SQLite and on PostgreSQL. The runtime has worker threads of its own: a test blocks its thread
 /// while `tranquera admin` runs, and a server it started in-process on a one-thread runtime then froze, inside a
 /// write transaction when a background task had just begun one, so the import waited out SQLite's busy time-out
@@ -605,6 +698,48 @@ on_both_backends! {
         assert_eq!(kinds[2], "plot.deleted");
         assert_eq!(data[2]["id"], created["id"]);
         assert!(data[2]["deleted_at"].is_string(), "{:?}", data[2]);
+    }
+
+    async fn every_imported_resource_has_its_events_with_the_records_as_read(operator) {
+        // Each import resource of a society is created from a file, then one of its records renamed by an edited
+        // export: each time, the feed holds exactly one event per record written, with the record as its GET shows.
+        let base = operator.serve().await;
+        let (token, _) = operator.login(&base).await;
+        let api = (base.as_str(), token.as_str());
+        let mut cursor = events_after(&base, &token, "now").await.1;
+        let mut files: Vec<(&str, PathBuf)> = SAMPLES.iter().map(|resource| (*resource, sample(resource))).collect();
+        files.push(("tags", operator.write("tags.csv", "external_code,name,parent_external_code\nT-2,Lotes bajos,T-1\nT-1,Zona norte,\n")));
+        files.push(("warehouses", operator.write("warehouses.jsonl",
+            "{\"external_code\": \"W-1\", \"name\": \"Depósito central\", \"establishment_external_code\": \"PY-EST-0001\"}\n")));
+        files.push(("applicators", operator.write("applicators.csv", "external_code,name,email\nA-1,Juan Benítez,jb@example.com.py\n")));
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for (resource, file) in &files {
+            let (next, actions) = imported_as_read(&operator, api, resource, file, cursor).await;
+            cursor = next;
+            seen.extend(actions.into_iter().map(|action| ((*resource).to_owned(), action)));
+        }
+        let society = operator.society.to_string();
+        let mut expected = Vec::new();
+        for resource in store::import::resources() {
+            if resource.ownership == store::import::Ownership::Country {
+                // A country's catalogue belongs to no society: no society's feed has its events.
+                continue;
+            }
+            let export = operator.files.join(format!("{}-export.jsonl", resource.name));
+            operator.ok(&["export", resource.name, &export.display().to_string(), "--society", society.as_str()]);
+            let text = std::fs::read_to_string(&export).expect("the export");
+            let mut record: Value = serde_json::from_str(text.lines().next().expect("a record")).expect("a JSON line");
+            let name = record["name"].as_str().expect("a name").to_owned();
+            record["name"] = json!(format!("{name} (corregido)"));
+            let file = operator.write(&format!("{}-renamed.jsonl", resource.name), format!("{record}\n"));
+            let (next, actions) = imported_as_read(&operator, api, resource.name, &file, cursor).await;
+            assert_eq!(actions, ["updated"], "{}", resource.name);
+            cursor = next;
+            seen.extend(actions.into_iter().map(|action| (resource.name.to_owned(), action)));
+            expected.extend(["created", "updated"].map(|action| (resource.name.to_owned(), action.to_owned())));
+        }
+        let missing: Vec<_> = expected.iter().filter(|pair| !seen.contains(pair)).collect();
+        assert!(missing.is_empty(), "import resources whose writes were not shown as events: {missing:?}");
     }
 
     async fn reports_speak_the_operators_language(operator) {

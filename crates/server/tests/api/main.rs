@@ -39,3 +39,4 @@ mod text_limits;
 mod two_processes;
 mod webhooks;
 mod work_order_writes;
+mod write_events;
