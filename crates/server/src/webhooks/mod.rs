@@ -3,6 +3,11 @@
 //! coordination beyond the database: the fan-out moves each endpoint's cursor compare-and-set, and a delivery is held
 //! under a lease (see `store::webhooks::deliveries`).
 //!
+//! The worker is one function, [`Deliverer::step`]: production takes a step, waits ([`Deliverer::wait`]) and takes
+//! the next ([`Deliverer::spawn`]); tests call the same step, and [`Deliverer::settle`] to read what it did. A step
+//! starts its attempts and returns: each runs in its own task, holding one of [`WebhooksConfig::batch`] slots, and
+//! the next step records those that have finished.
+//!
 //! Each endpoint is sent at most [`WebhooksConfig::per_endpoint_rate`] attempts a second by a process ([`pace`]).
 //!
 //! The worker reads time through [`Clock`], which follows tokio's clock: on a paused clock a test drives the worker
@@ -11,11 +16,10 @@
 pub mod pace;
 pub mod send;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use domain::webhooks::{UrlPolicy, MAX_ATTEMPTS_PER_SECOND};
-use futures_util::stream::{self, StreamExt};
 use store::webhooks::deliveries::{Attempt, ClaimedDelivery, Recorded};
 use store::{now_millis, Store};
 use tokio::sync::{mpsc, Semaphore};
@@ -85,7 +89,8 @@ impl Clock {
     }
 }
 
-/// One process's delivery worker.
+/// One process's delivery worker. Clones are the same worker: they share its slots, its pace and the attempts it has
+/// in flight.
 #[derive(Debug, Clone)]
 pub struct Deliverer {
     store: Store,
@@ -94,40 +99,114 @@ pub struct Deliverer {
     clock: Clock,
     name: String,
     pacer: Arc<Mutex<pace::Pacer>>,
+    /// One permit per delivery that may be in flight at once ([`WebhooksConfig::batch`]): an attempt holds its own
+    /// until it ends, so a slow receiver holds only its slot.
+    slots: Arc<Semaphore>,
+    /// Where each attempt leaves what it found, for the next step to record.
+    finished: mpsc::UnboundedSender<(ClaimedDelivery, Attempt)>,
+    to_record: Arc<Mutex<mpsc::UnboundedReceiver<(ClaimedDelivery, Attempt)>>>,
+}
+
+/// What one [`Deliverer::step`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Step {
+    /// Attempts it started.
+    pub started: usize,
 }
 
 impl Deliverer {
     /// A worker over `store`.
     pub fn new(store: Store, config: WebhooksConfig) -> reqwest::Result<Self> {
         let client = send::client(config.policy, config.timeout)?;
+        let (finished, to_record) = mpsc::unbounded_channel();
         Ok(Self {
             store,
             client,
             clock: Clock::start(),
             name: format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()),
             pacer: Arc::new(Mutex::new(pace::Pacer::new(config.per_endpoint_rate))),
+            slots: Arc::new(Semaphore::new(usize::try_from(Self::slot_count(&config)).unwrap_or(1))),
+            finished,
+            to_record: Arc::new(Mutex::new(to_record)),
             config,
         })
     }
 
-    /// One round, for tests that drive the worker: fans new events out, then sends every delivery due whose
-    /// endpoint's slot has come, `batch` at a time concurrently, and records them (handing the others back); answers
-    /// how many attempts it made.
-    pub async fn round(&self) -> Result<usize, store::StoreError> {
-        self.fan_out().await?;
-        let claimed = self.claim(self.config.batch).await?;
-        let count = claimed.len();
-        let batch = usize::try_from(self.config.batch).unwrap_or(1).max(1);
-        let attempts: Vec<(ClaimedDelivery, Attempt)> = stream::iter(claimed)
-            .map(|delivery| async move {
-                let attempt = send::attempt(&self.client, self.config.policy, &delivery, self.clock.now()).await;
-                (delivery, attempt)
-            })
-            .buffer_unordered(batch)
-            .collect()
-            .await;
-        self.record(&attempts).await;
-        Ok(count)
+    /// Attempts in flight at once: [`WebhooksConfig::batch`], at least one.
+    fn slot_count(config: &WebhooksConfig) -> u32 {
+        config
+            .batch
+            .clamp(1, u32::try_from(Semaphore::MAX_PERMITS).unwrap_or(u32::MAX))
+    }
+
+    /// One step of the worker, the same in production and in tests: records the attempts that finished since the
+    /// last step (one commit for all of them), fans new events out, claims as many due deliveries as there are free
+    /// slots, hands back those whose endpoint's slot has not come ([`pace`]), and starts sending the others, each in
+    /// its own task. A fan-out that fails is logged and the step goes on, since deliveries already queued can still
+    /// go; a claim that fails is the step's error, and nothing is started.
+    pub async fn step(&self) -> Result<Step, store::StoreError> {
+        self.record_finished().await;
+        if let Err(error) = self.fan_out().await {
+            tracing::warn!(%error, "could not fan events out to webhook endpoints");
+        }
+        let free = u32::try_from(self.slots.available_permits()).unwrap_or(u32::MAX);
+        if free == 0 {
+            return Ok(Step::default());
+        }
+        let claimed = self.claim(free).await?;
+        let started = claimed.len();
+        for delivery in claimed {
+            let Ok(slot) = self.slots.clone().acquire_owned().await else {
+                break;
+            };
+            let (client, policy, clock) = (self.client.clone(), self.config.policy, self.clock);
+            let finished = self.finished.clone();
+            tokio::spawn(async move {
+                let attempt = send::attempt(&client, policy, &delivery, clock.now()).await;
+                // The worker outlives its attempts; if it is gone, the process is stopping, and the delivery is sent
+                // again after its lease.
+                let _ = finished.send((delivery, attempt));
+                drop(slot);
+            });
+        }
+        Ok(Step { started })
+    }
+
+    /// Waits until the next step is worth taking: after a step that started nothing, a poll interval; then until a
+    /// quarter of the slots are free, a poll interval at most, so that claims come in batches rather than one
+    /// delivery per transaction as each attempt ends.
+    pub async fn wait(&self, step: Step) {
+        if step.started == 0 {
+            tokio::time::sleep(self.config.poll_interval).await;
+        }
+        let quarter = (Self::slot_count(&self.config) / 4).max(1);
+        if let Ok(Ok(permits)) = tokio::time::timeout(self.config.poll_interval, self.slots.acquire_many(quarter)).await
+        {
+            drop(permits);
+        }
+    }
+
+    /// Waits until no attempt is in flight, and records them: what a test does after a step, to read its outcome,
+    /// where production [`waits`](Self::wait) and lets the next step record them.
+    pub async fn settle(&self) {
+        if let Ok(all) = self.slots.acquire_many(Self::slot_count(&self.config)).await {
+            drop(all);
+        }
+        self.record_finished().await;
+    }
+
+    /// Runs [`step`](Self::step) and [`wait`](Self::wait) in turn until aborted (attempts in flight then finish on
+    /// their own, unrecorded, and are sent again after their lease).
+    pub fn spawn(self) -> JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                let step = self.step().await.unwrap_or_else(|error| {
+                    tracing::warn!(%error, "could not claim webhook deliveries");
+                    Step::default()
+                });
+                self.wait(step).await;
+            }
+        })
     }
 
     async fn fan_out(&self) -> Result<usize, store::StoreError> {
@@ -155,6 +234,21 @@ impl Deliverer {
             tracing::warn!(%error, count = later.len(), "could not hand back paced webhook deliveries");
         }
         Ok(paced.now)
+    }
+
+    /// Records every attempt that has finished, [`RECORD_BATCH`] to a transaction.
+    async fn record_finished(&self) {
+        let mut finished = Vec::new();
+        {
+            // Nothing panics while holding it; a poisoned lock still holds a usable receiver.
+            let mut to_record = self.to_record.lock().unwrap_or_else(PoisonError::into_inner);
+            while let Ok(attempt) = to_record.try_recv() {
+                finished.push(attempt);
+            }
+        }
+        for attempts in finished.chunks(RECORD_BATCH) {
+            self.record(attempts).await;
+        }
     }
 
     /// Records attempts in one transaction; a failure leaves their leases to run out, and they are sent again.
@@ -194,67 +288,5 @@ impl Deliverer {
             }
             Err(error) => tracing::warn!(%error, count = attempts.len(), "could not record delivery attempts"),
         }
-    }
-
-    /// Runs until aborted: up to `batch` deliveries in flight at once, each claimed as a slot frees up, so a slow
-    /// receiver holds only its own slot; finished attempts are recorded together by one task (one commit for all
-    /// that finished meanwhile).
-    pub fn spawn(self) -> JoinHandle<()> {
-        let worker = Arc::new(self);
-        let (finished, mut to_record) = mpsc::unbounded_channel::<(ClaimedDelivery, Attempt)>();
-        let recorder = worker.clone();
-        let recording = async move {
-            let mut attempts = Vec::new();
-            while to_record.recv_many(&mut attempts, RECORD_BATCH).await > 0 {
-                recorder.record(&attempts).await;
-                attempts.clear();
-            }
-        };
-        let sending = async move {
-            let slots = Arc::new(Semaphore::new(usize::try_from(worker.config.batch).unwrap_or(1).max(1)));
-            loop {
-                if let Err(error) = worker.fan_out().await {
-                    tracing::warn!(%error, "could not fan events out to webhook endpoints");
-                }
-                // Claims come in batches: wait (a poll interval at most) for a quarter of the slots to free up
-                // rather than claim one delivery per transaction as each attempt ends.
-                let quarter = (worker.config.batch / 4).max(1);
-                if let Ok(Ok(permits)) =
-                    tokio::time::timeout(worker.config.poll_interval, slots.acquire_many(quarter)).await
-                {
-                    drop(permits);
-                }
-                let free = u32::try_from(slots.available_permits()).unwrap_or(u32::MAX);
-                let claimed = match free {
-                    0 => Vec::new(),
-                    free => worker.claim(free).await.unwrap_or_else(|error| {
-                        tracing::warn!(%error, "could not claim webhook deliveries");
-                        Vec::new()
-                    }),
-                };
-                if claimed.is_empty() {
-                    tokio::time::sleep(worker.config.poll_interval).await;
-                    continue;
-                }
-                for delivery in claimed {
-                    let Ok(slot) = slots.clone().acquire_owned().await else {
-                        break;
-                    };
-                    let (worker, finished) = (worker.clone(), finished.clone());
-                    tokio::spawn(async move {
-                        let attempt =
-                            send::attempt(&worker.client, worker.config.policy, &delivery, worker.clock.now()).await;
-                        // The recorder outlives every sender; if it is gone, the process is stopping.
-                        let _ = finished.send((delivery, attempt));
-                        drop(slot);
-                    });
-                }
-            }
-        };
-        // One task: aborting it stops both halves (attempts in flight finish on their own, unrecorded, and are sent
-        // again after their lease).
-        tokio::spawn(async move {
-            tokio::join!(recording, sending);
-        })
     }
 }

@@ -164,6 +164,14 @@ fn now_millis() -> i64 {
     i64::try_from(since_epoch.as_millis()).expect("milliseconds that fit")
 }
 
+/// One step of `worker`, the very one production takes, then its attempts awaited and recorded; answers how many it
+/// started.
+async fn step(worker: &Deliverer) -> usize {
+    let step = worker.step().await.expect("a step");
+    worker.settle().await;
+    step.started
+}
+
 /// How long a test waits for events the feed holds back. On PostgreSQL the feed's horizon counts as still running
 /// any transaction its snapshot saw running that has ended since, and another test's database on the shared cluster
 /// may have had one: a read or a fan-out may then miss an event that has committed. It is delayed, never lost.
@@ -489,7 +497,7 @@ mod driven {
             let started = std::time::Instant::now();
             let mut steps = 0;
             while receiver.received().len() < 4 {
-                worker.round().await.expect("a round");
+                step(&worker).await;
                 tokio::time::pause();
                 tokio::time::advance(Duration::from_millis(500)).await;
                 tokio::time::resume();
@@ -573,7 +581,7 @@ mod driven {
             let worker = Deliverer::new(app.store.clone(), driven_setup().server.webhooks).expect("a worker");
             fan_out_all(&app.store, now_millis(), 2).await;
             assert_eq!(app.delete(&format!("{ENDPOINTS}/{gone}"), &token).await.status(), StatusCode::OK);
-            assert_eq!(worker.round().await.expect("a round"), 1, "only the live endpoint's delivery is claimed");
+            assert_eq!(step(&worker).await, 1, "only the live endpoint's delivery is claimed");
             assert_eq!(receiver.wait_for(1).await.len(), 1);
             let statuses = |endpoint: i64| {
                 format!("SELECT COUNT(*) FROM webhook_deliveries WHERE society_id = $1 AND endpoint_id = {endpoint} \
@@ -592,7 +600,7 @@ mod driven {
             let policy = UrlPolicy { allow_http: true, allow_private_addresses: false };
             let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy, ..WebhooksConfig::default() })
                 .expect("a worker");
-            assert_eq!(worker.round().await.expect("a round"), 1);
+            assert_eq!(step(&worker).await, 1);
             assert!(receiver.received().is_empty(), "nothing reached the internal address");
             let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
             let attempt = &page["items"][0]["attempts"][0];
@@ -614,7 +622,7 @@ mod driven {
                 .expect("a worker");
             let mut page = Value::Null;
             for _ in 0..HELD_BACK_ROUNDS {
-                worker.round().await.expect("a round");
+                step(&worker).await;
                 page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
                 if !page["items"][0]["attempts"][0].is_null() {
                     break;
@@ -646,7 +654,7 @@ mod driven {
                 WebhooksConfig { policy: UrlPolicy::DEMO, per_endpoint_rate: rate, ..WebhooksConfig::default() },
             )
             .expect("a worker");
-            assert_eq!(worker.round().await.expect("a round"), 2, "one attempt to each endpoint now, the rest handed back");
+            assert_eq!(step(&worker).await, 2, "one attempt to each endpoint now, the rest handed back");
             assert_eq!(busy.wait_for(1).await.len(), 1);
             assert_eq!(other.wait_for(1).await.len(), 1, "the second endpoint is not held behind the first one's burst");
             let due = app
@@ -662,7 +670,7 @@ mod driven {
                 tokio::time::pause();
                 tokio::time::advance(Duration::from_millis(50)).await;
                 tokio::time::resume();
-                worker.round().await.expect("a round");
+                step(&worker).await;
                 steps += 1;
                 assert!(steps < 400, "still not delivered after {steps} steps");
             }
@@ -695,7 +703,7 @@ mod driven {
                 async move {
                     let deadline = std::time::Instant::now() + Duration::from_secs(60);
                     while receiver.received().len() < changes && std::time::Instant::now() < deadline {
-                        if worker.round().await.expect("a round") == 0 {
+                        if step(&worker).await == 0 {
                             tokio::time::sleep(Duration::from_millis(5)).await;
                         }
                     }
@@ -704,8 +712,8 @@ mod driven {
             };
             let ((), first, second) = tokio::join!(writing, delivering(first), delivering(second));
             // Both look again once everything is delivered: nothing is left to send twice.
-            first.round().await.expect("a round");
-            second.round().await.expect("a round");
+            step(&first).await;
+            step(&second).await;
             let ids: Vec<String> = receiver.received().iter().map(|r| r.header("webhook-id").to_owned()).collect();
             let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
             assert_eq!(distinct.len(), changes, "every event delivered");
@@ -720,7 +728,7 @@ mod driven {
             change(&app, &token, "Reenviado").await;
             let worker = Deliverer::new(app.store.clone(), WebhooksConfig { policy: UrlPolicy::DEMO, ..WebhooksConfig::default() })
                 .expect("a worker");
-            worker.round().await.expect("a round");
+            step(&worker).await;
             assert_eq!(receiver.received().len(), 1);
             let page = app.get_ok(&format!("{ENDPOINTS}/{id}/deliveries"), &token).await;
             let delivery = page["items"][0]["id"].as_i64().expect("a delivery");
@@ -734,7 +742,7 @@ mod driven {
             // Due at once, but no sooner than the endpoint's pace allows after the first attempt.
             let pace = Duration::from_secs(1) / WebhooksConfig::default().per_endpoint_rate;
             tokio::time::sleep(pace).await;
-            worker.round().await.expect("a round");
+            step(&worker).await;
             assert_eq!(receiver.received().len(), 2, "redelivered");
         }
     }
