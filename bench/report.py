@@ -127,18 +127,8 @@ def judge(result, results, ceiling, peer):
         failures = sum(r.get("non_2xx", 0) for r in rounds)
         shown = f" ({rps:,.0f} a second over {len(rounds)} rounds)" if len(rounds) > 1 else ""
         return f"≥ 2,000 creates/s, no failures{shown}{reach}", rps >= 2000 and failures == 0
-    if key == "work_order_create_events_on":
-        return "", None
-    if key == "work_order_create_no_events":
-        rounds_off = find_all(results, key, backend)
-        if result is not rounds_off[-1]:
-            return "", None
-        target, ok = events_cost(pooled(rounds_off), pooled(find_all(results, "work_order_create_events_on", backend)))
-        return f"{target} (all {len(rounds_off)} rounds)", ok
     if key == "work_order_create_baseline":
-        with_events = pooled(find_all(results, "work_order_create_events_on", backend)) or find(
-            results, "work_order_create", backend)
-        target, ok = events_cost(result, with_events)
+        target, ok = events_cost(result, pooled(find_all(results, "work_order_create", backend)))
         return target + " (against the build before the feed)", ok
     if key == "events_feed":
         core = result.get("items_per_s") and per_core(result) and per_core(result) * 1000
@@ -264,10 +254,9 @@ def create_reach(rounds, results):
     reach = 1e6 / (server + micros(writes))
     shown = (f"; one core allows at most {reach:,.0f}: the API server's own {server:.0f} µs a create and "
              f"PostgreSQL's {micros(writes):.0f} µs for its writes alone (pgbench rows)")
-    unchecked = per_core(find(results, "pg_create_unchecked"))
-    if unchecked:
-        shown += (f"; {1e6 / (server + micros(unchecked)):,.0f} were the writes neither counted nor checked by "
-                  "foreign keys")
+    unkeyed = per_core(find(results, "pg_create_unkeyed"))
+    if unkeyed:
+        shown += f"; {1e6 / (server + micros(unkeyed)):,.0f} were the writes not checked by foreign keys"
     return shown
 
 
@@ -284,8 +273,7 @@ def readings_reach(results):
 
 # Rows measured for comparison, with no target of their own: the ceiling, the peer, the plots page read afresh every
 # request (the targets' page 1 is answered from the kept body after its first request), and PostgreSQL alone.
-REFERENCES = ("nginx", "datasette_count", "datasette_nocount", "pg_select_1", "pg_create",
-              "pg_create_uncounted", "pg_create_unchecked", "pg_create_unkeyed",
+REFERENCES = ("nginx", "datasette_count", "datasette_nocount", "pg_select_1", "pg_create", "pg_create_unkeyed",
               "pg_readings", "pg_readings_events") + tuple(
     f"{prefix}_{name}" for prefix in ("sqlite_alone", "postgres_alone", "postgres_statements", "postgres_lookup")
     for name in ("plots", "campaigns", "work_orders"))
@@ -331,7 +319,7 @@ def rows(results):
         full = find(results, "sync_full", backend)
         incremental = find(results, "sync_incremental", backend)
         walk = find(results, "sync_incremental_walk", backend)
-        # Issue 19's bounds: the full sync in 15 s (it was 60), the incremental one over the feed in 1 s.
+        # Issue 19's bounds: the full sync in 15 s, the incremental one over the feed in 1 s.
         for label, result, limit in (("full sync", full, 15), ("incremental sync after 1,000 changes, over the change feed", incremental, 1),
                                      ("incremental sync after 1,000 changes, walking every list (--no-feed)", walk, 2)):
             if not result:
