@@ -2,9 +2,10 @@
 //! society's recent requests (bodies redacted), with a link from each to its operation in the reference, and its
 //! webhook endpoints and deliveries.
 //!
-//! - [`record`]: the middleware that captures each request a token was accepted for, and the background writer
-//!   that redacts captures and stores them in the society's ring (`store::console`) in batches. Captures go
-//!   through a bounded channel: a full channel drops the capture and counts it, never the request.
+//! - [`record`]: the middleware that captures each request a token was accepted for and hands the capture to the
+//!   writer through a bounded channel: a full channel drops the capture and counts it, never the request.
+//! - [`writer`]: the background task that redacts captures and stores them in the society's ring
+//!   (`store::console`) in batches, working a bounded share of the time.
 //! - [`api`]: the page, its script and stylesheet, and the JSON the page reads (`/console/api/…`), scoped by the
 //!   bearer token's society, behind the system-id header as the API is.
 //! - [`redact`]: what is never stored: secrets in bodies, queries and headers, by name.
@@ -14,6 +15,7 @@
 pub mod api;
 pub mod record;
 pub mod redact;
+pub mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -29,7 +31,8 @@ use crate::AppState;
 
 /// Requests kept per society, unless configured otherwise.
 pub const DEFAULT_RING_SIZE: u32 = 200;
-/// Captures waiting for the writer; beyond, new ones are dropped (and counted).
+/// Captures the channel holds, and as many the writer holds for its next batch; beyond, new ones are dropped (and
+/// counted).
 pub const DEFAULT_QUEUE: usize = 512;
 /// Bytes of a body kept; a longer body is stored as its size only.
 pub const BODY_CAP: usize = 64 * 1024;
@@ -91,9 +94,10 @@ impl Console {
             operations: api::Operations::new(document),
             page: api::page(system_id_header),
         });
-        let writer = record::Writer {
+        let writer = writer::Writer {
             store,
             ring_size: console.ring_size,
+            queue: config.queue.max(1),
             dropped: console.dropped.clone(),
         };
         tokio::spawn(writer.run(receiver));

@@ -1,8 +1,10 @@
-//! Recording requests for the console. The middleware copies the first [`BODY_CAP`] bytes of each body as it streams
-//! by (neither body is held back or buffered whole), and once the answer's body has been sent (or dropped) hands a
-//! capture to the writer through a bounded channel, without waiting: a full channel drops it and counts it. The
-//! writer redacts captures, off the request path, and stores them in batches.
+//! Recording requests for the console. The middleware keeps the first [`BODY_CAP`] bytes of each body as it streams
+//! by (the frames themselves, shared rather than copied; neither body is held back or buffered whole), and once the
+//! answer's body has been sent (or dropped) hands a capture to the writer ([`super::writer`]) through a bounded
+//! channel, without waiting: a full channel drops it and counts it. Redacting and storing are the writer's, off the
+//! request path.
 
+use std::borrow::Cow;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -15,46 +17,84 @@ use axum::http::{HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
-use serde_json::Value;
-use store::console::NewConsoleRequest;
-use store::{Scope, Store};
+use store::Scope;
 use tokio::sync::mpsc;
 
-use super::{count_dropped, redact, Console, SeenSociety, BODY_CAP};
+use super::{count_dropped, Console, SeenSociety, BODY_CAP};
 
-/// Captures the writer stores in one transaction at most.
-const BATCH: usize = 100;
-
-/// The first bytes of a body, and how long it was.
+/// The first bytes of a body, as the frames that brought them, and how long it was.
 #[derive(Default)]
-struct Captured {
-    kept: Vec<u8>,
-    length: usize,
+pub(super) struct Captured {
+    frames: Vec<Bytes>,
+    /// The body's length so far.
+    pub(super) length: usize,
+}
+
+impl Captured {
+    /// The body's bytes, if it is no longer than the console keeps.
+    pub(super) fn whole(&self) -> Option<Cow<'_, [u8]>> {
+        if self.length > BODY_CAP {
+            return None;
+        }
+        match self.frames.as_slice() {
+            [one] => Some(Cow::Borrowed(one)),
+            frames => Some(Cow::Owned(frames.concat())),
+        }
+    }
+
+    /// The body's one frame, if it came whole in one and is no longer than the console keeps: a page served from a
+    /// cache is the same shared frame every time, which lets the writer redact it once.
+    pub(super) fn single(&self) -> Option<&Bytes> {
+        match self.frames.as_slice() {
+            [one] if self.length <= BODY_CAP => Some(one),
+            _ => None,
+        }
+    }
 }
 
 type Shared = Arc<Mutex<Captured>>;
 
-fn keep(captured: &Shared, data: &[u8]) {
+fn keep(captured: &Shared, data: &Bytes) {
     if let Ok(mut captured) = captured.lock() {
-        let room = BODY_CAP.saturating_sub(captured.kept.len()).min(data.len());
-        captured.kept.extend_from_slice(&data[..room]);
         captured.length = captured.length.saturating_add(data.len());
+        // A body longer than the cap is stored as its length only: its frames are of no use.
+        match captured.length <= BODY_CAP {
+            true => captured.frames.push(data.clone()),
+            false => captured.frames.clear(),
+        }
     }
+}
+
+/// What was kept of a body, taken out of the body that kept it.
+fn taken(captured: &Shared) -> Option<Captured> {
+    captured.lock().ok().map(|mut captured| std::mem::take(&mut *captured))
 }
 
 /// A request as it was answered, not yet redacted: it never leaves this process, and has no `Debug`.
 pub struct Capture {
-    scope: Scope,
-    recorded_at: i64,
-    method: Method,
-    path: String,
-    query: Option<String>,
-    status: u16,
-    latency_ms: i64,
-    request_id: Option<String>,
-    headers: HeaderMap,
+    pub(super) scope: Scope,
+    pub(super) recorded_at: i64,
+    pub(super) method: Method,
+    pub(super) path: String,
+    pub(super) query: Option<String>,
+    pub(super) status: u16,
+    pub(super) latency_ms: i64,
+    pub(super) request_id: Option<String>,
+    pub(super) headers: HeaderMap,
     request_body: Shared,
     response_body: Shared,
+}
+
+impl Capture {
+    /// What was kept of the request's body.
+    pub(super) fn request_body(&self) -> Option<Captured> {
+        taken(&self.request_body)
+    }
+
+    /// What was kept of the answer's body.
+    pub(super) fn response_body(&self) -> Option<Captured> {
+        taken(&self.response_body)
+    }
 }
 
 /// What sends a capture once the answer's body is done with.
@@ -164,74 +204,4 @@ pub async fn record(State(console): State<Arc<Console>>, mut request: Request, n
             pending: Some(pending),
         })
     })
-}
-
-/// What stores captures: the background half of the recorder.
-pub struct Writer {
-    /// Where the rings are.
-    pub store: Store,
-    /// Requests kept per society.
-    pub ring_size: u32,
-    /// Where captures that could not be stored are counted.
-    pub dropped: Arc<AtomicU64>,
-}
-
-impl Writer {
-    /// Stores what arrives, a batch at a time, until every sender is gone.
-    pub async fn run(self, mut receiver: mpsc::Receiver<Capture>) {
-        let mut batch = Vec::with_capacity(BATCH);
-        while receiver.recv_many(&mut batch, BATCH).await > 0 {
-            let requests: Vec<NewConsoleRequest> = batch.drain(..).map(redacted).collect();
-            if let Err(error) = self.store.record_console_requests(&requests, self.ring_size).await {
-                tracing::warn!(%error, lost = requests.len(), "could not store the console's requests");
-                count_dropped(&self.dropped, u64::try_from(requests.len()).unwrap_or(u64::MAX));
-            }
-        }
-    }
-}
-
-/// A body as the console keeps it: redacted JSON, or a note of what it was.
-fn body_text(captured: &Shared) -> Option<String> {
-    let captured = captured.lock().ok()?;
-    if captured.length == 0 {
-        return None;
-    }
-    if captured.length > captured.kept.len() {
-        return Some(format!("[{} bytes: longer than the console keeps]", captured.length));
-    }
-    match serde_json::from_slice::<Value>(&captured.kept) {
-        Ok(mut value) => {
-            redact::json(&mut value);
-            Some(value.to_string())
-        }
-        // A body that is not JSON cannot be searched for secrets by name, so none of it is kept.
-        Err(_) => Some(format!("[{} bytes, not JSON: not kept]", captured.length)),
-    }
-}
-
-/// The envelope's message of an error answer.
-fn error_message(status: u16, body: Option<&str>) -> Option<String> {
-    if status < 400 {
-        return None;
-    }
-    let value: Value = serde_json::from_str(body?).ok()?;
-    value["error"]["message"].as_str().map(str::to_owned)
-}
-
-fn redacted(capture: Capture) -> NewConsoleRequest {
-    let response_body = body_text(&capture.response_body);
-    NewConsoleRequest {
-        error_message: error_message(capture.status, response_body.as_deref()),
-        scope: capture.scope,
-        recorded_at: capture.recorded_at,
-        method: capture.method.as_str().to_owned(),
-        path: capture.path,
-        query: capture.query.as_deref().map(redact::query),
-        status: capture.status,
-        latency_ms: capture.latency_ms,
-        request_id: capture.request_id,
-        request_headers: redact::headers(&capture.headers).to_string(),
-        request_body: body_text(&capture.request_body),
-        response_body,
-    }
 }

@@ -209,6 +209,30 @@ on_both_backends_with! { console_on();
         assert_eq!(recorded(&app, &other, "", 1).await.len(), 1);
     }
 
+    async fn a_burst_of_requests_lands_in_the_ring_in_order(app) {
+        let token = app.token(integrator("AR")).await;
+        // Sent one after another without waiting for the console: the writer stores them in batches.
+        let sizes: Vec<u32> = (1..=RING).collect();
+        for size in &sizes {
+            app.get_ok(&format!("{FARMERS}?size={size}"), &token).await;
+        }
+        let newest = format!("size={RING}");
+        let mut items = Vec::new();
+        for _ in 0..100 {
+            items = recorded(&app, &token, "", 1).await;
+            if items.len() == RING as usize && items[0]["query"] == newest.as_str() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let queries: Vec<&str> = items.iter().filter_map(|item| item["query"].as_str()).collect();
+        let expected: Vec<String> = sizes.iter().rev().map(|size| format!("size={size}")).collect();
+        assert_eq!(queries, expected, "every request of the burst, newest first");
+        let ids: Vec<i64> = items.iter().filter_map(|item| item["id"].as_i64()).collect();
+        assert!(ids.windows(2).all(|pair| pair[0] > pair[1]), "stored in the order they were answered: {ids:?}");
+        assert_eq!(app.get_ok(REQUESTS, &token).await["dropped"], 0, "none dropped");
+    }
+
     async fn a_society_sees_only_its_own_requests(app) {
         let a = app.token(integrator("AR")).await;
         let b = app.token(integrator("BR")).await;
