@@ -1,14 +1,14 @@
 -- What a batch of 1,000 device readings writes on PostgreSQL without its events, for pgbench: bench/run's "PostgreSQL
 -- alone: a batch's 1,000 readings" rows, the other side of bench/pgbench_readings_events.sql. The readings, and the
--- change counters the batch's commit bumps (the readings' table's and the society's, in the slot the transaction's id
+-- change counters the batch's commit bumps (the readings' table's and the society's, in the slot the connection
 -- picks), as the API's batch writes them. Each reading's event payload is rendered but not stored, so the two scripts
 -- differ only by storing the events. Devices are the large society's; readings go round them. The payload's colons are
 -- written `\x3a`, as pgbench would take `:true` for a variable.
 BEGIN;
-WITH x AS (SELECT pg_current_xact_id()::text::bigint AS tx),
-t AS (INSERT INTO table_versions (society_id, table_name, slot, version) SELECT 1, 'device_events', x.tx % 16, 1 FROM x
+WITH x AS (SELECT pg_backend_pid() % 16 AS slot),
+t AS (INSERT INTO table_versions (society_id, table_name, slot, version) SELECT 1, 'device_events', x.slot, 1 FROM x
   ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1),
-v AS (INSERT INTO society_versions (society_id, slot, version) SELECT 1, x.tx % 16, 1 FROM x
+v AS (INSERT INTO society_versions (society_id, slot, version) SELECT 1, x.slot, 1 FROM x
   ON CONFLICT (society_id, slot) DO UPDATE SET version = society_versions.version + 1),
 d AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS i FROM devices WHERE society_id = 1 AND deleted_at IS NULL),
 r AS (

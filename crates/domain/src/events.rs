@@ -156,18 +156,53 @@ impl EventTypes {
     }
 }
 
-/// A place in the feed: the events after it come next. Clients see it as an opaque string.
+/// A place in one society's feed, in the feed's order: the events after it come next.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct EventCursor {
-    /// The event's place in commit order (see the store's feed).
+pub struct FeedPlace {
+    /// The event's place in its society's commit order (see the store's feed).
     pub position: i64,
-    /// The event's id, which orders events of one place.
+    /// The event's id, which orders events of one position (those written before positions were per society).
     pub id: i64,
+}
+
+impl FeedPlace {
+    /// The place after every event at or before `position`.
+    pub fn after_position(position: i64) -> Self {
+        Self { position, id: i64::MAX }
+    }
+}
+
+/// The first field of a cursor that names its feed; a cursor written before cursors did is two numbers.
+const FEED_CURSOR_TAG: &str = "f1";
+
+/// A cursor as a client holds it, and sees it: an opaque string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventCursor {
+    /// One handed out before cursors named their feed (`position.id`). It is taken as a place in the reader's feed,
+    /// as it always was.
+    Legacy(FeedPlace),
+    /// A place in the feed of one society of one database.
+    Feed {
+        /// The feed identity of the database that answered it (made once by its schema, see the store's feed).
+        database: String,
+        /// The society whose feed it is.
+        society_id: i64,
+        /// Where in that feed.
+        place: FeedPlace,
+    },
 }
 
 impl fmt::Display for EventCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&URL_SAFE_NO_PAD.encode(format!("{}.{}", self.position, self.id)))
+        let text = match self {
+            Self::Legacy(FeedPlace { position, id }) => format!("{position}.{id}"),
+            Self::Feed {
+                database,
+                society_id,
+                place: FeedPlace { position, id },
+            } => format!("{FEED_CURSOR_TAG}.{database}.{society_id}.{position}.{id}"),
+        };
+        f.write_str(&URL_SAFE_NO_PAD.encode(text))
     }
 }
 
@@ -175,25 +210,45 @@ impl fmt::Display for EventCursor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BadCursor;
 
+/// A number of a cursor: digits only, so each text has one meaning.
+fn cursor_number(text: &str) -> Result<i64, BadCursor> {
+    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Err(BadCursor);
+    }
+    text.parse().map_err(|_| BadCursor)
+}
+
 impl std::str::FromStr for EventCursor {
     type Err = BadCursor;
 
     fn from_str(text: &str) -> Result<Self, BadCursor> {
         let decoded = URL_SAFE_NO_PAD.decode(text.trim()).map_err(|_| BadCursor)?;
         let decoded = String::from_utf8(decoded).map_err(|_| BadCursor)?;
-        let (position, id) = decoded.split_once('.').ok_or(BadCursor)?;
-        let cursor = Self {
-            position: position.parse().map_err(|_| BadCursor)?,
-            id: id.parse().map_err(|_| BadCursor)?,
-        };
-        (cursor.position >= 0 && cursor.id >= 0)
-            .then_some(cursor)
-            .ok_or(BadCursor)
+        let fields: Vec<&str> = decoded.split('.').collect();
+        match fields.as_slice() {
+            [position, id] => Ok(Self::Legacy(FeedPlace {
+                position: cursor_number(position)?,
+                id: cursor_number(id)?,
+            })),
+            [FEED_CURSOR_TAG, database, society_id, position, id]
+                if !database.is_empty() && database.bytes().all(|byte| byte.is_ascii_alphanumeric()) =>
+            {
+                Ok(Self::Feed {
+                    database: (*database).to_owned(),
+                    society_id: cursor_number(society_id)?,
+                    place: FeedPlace {
+                        position: cursor_number(position)?,
+                        id: cursor_number(id)?,
+                    },
+                })
+            }
+            _ => Err(BadCursor),
+        }
     }
 }
 
 /// Where a read of the feed starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FeedStart {
     /// Just after the last event pruned: the oldest event the feed serves.
     Beginning,
@@ -212,35 +267,185 @@ impl FeedStart {
             Some(cursor) => cursor.parse().map(Self::After),
         }
     }
+
+    /// Where in `feed` the read starts, or why it cannot.
+    pub fn place(&self, feed: &Feed<'_>) -> Result<FeedPlace, FeedRefusal> {
+        match self {
+            Self::Beginning => Ok(feed.pruned),
+            Self::Now => Ok(FeedPlace::after_position(feed.head).max(feed.pruned)),
+            Self::After(cursor) => {
+                let place = match cursor {
+                    EventCursor::Legacy(place) => *place,
+                    EventCursor::Feed {
+                        database,
+                        society_id,
+                        place,
+                    } if database == feed.database && *society_id == feed.society_id => *place,
+                    EventCursor::Feed { .. } => return Err(FeedRefusal::Unknown),
+                };
+                if place.position > feed.head {
+                    Err(FeedRefusal::Unknown)
+                } else if place < feed.pruned {
+                    Err(FeedRefusal::Expired)
+                } else {
+                    Ok(place)
+                }
+            }
+        }
+    }
+}
+
+/// One society's feed as a read finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Feed<'a> {
+    /// The database's feed identity.
+    pub database: &'a str,
+    /// The society.
+    pub society_id: i64,
+    /// The last position given to one of its events (0 before any).
+    pub head: i64,
+    /// The last event retention deleted (the start before any).
+    pub pruned: FeedPlace,
+}
+
+impl Feed<'_> {
+    /// The cursor a client is handed for `place` in this feed.
+    pub fn cursor(&self, place: FeedPlace) -> EventCursor {
+        EventCursor::Feed {
+            database: self.database.to_owned(),
+            society_id: self.society_id,
+            place,
+        }
+    }
+}
+
+/// Why the feed cannot be read from where the caller asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedRefusal {
+    /// The cursor is not one this feed answered: another database's, another society's, or past the head.
+    Unknown,
+    /// Events after the cursor have been pruned: the client must resync.
+    Expired,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const DATABASE: &str = "3f9a0c1d2e4b5a69";
+
+    fn feed(society_id: i64, head: i64, pruned: FeedPlace) -> Feed<'static> {
+        Feed {
+            database: DATABASE,
+            society_id,
+            head,
+            pruned,
+        }
+    }
+
+    fn after(cursor: &EventCursor) -> FeedStart {
+        FeedStart::parse(Some(&cursor.to_string())).expect("a cursor the feed made")
+    }
+
     #[test]
     fn cursors_round_trip_and_order_by_position_then_id() {
-        let cursor = EventCursor {
+        let place = FeedPlace {
             position: 812_345,
             id: 42,
         };
-        assert_eq!(cursor.to_string().parse::<EventCursor>(), Ok(cursor));
-        assert!(EventCursor { position: 1, id: 900 } < EventCursor { position: 2, id: 1 });
-        for bad in ["", "x", "MTIz", "LTEuMg", "!!"] {
+        let cursor = feed(7, 900_000, FeedPlace::default()).cursor(place);
+        assert_eq!(cursor.to_string().parse::<EventCursor>(), Ok(cursor.clone()));
+        assert!(
+            !cursor.to_string().contains(['.', '~', '+', '/', '=']),
+            "URL-safe and opaque"
+        );
+        assert!(FeedPlace { position: 1, id: 900 } < FeedPlace { position: 2, id: 1 });
+        assert!(FeedPlace { position: 2, id: 1 } < FeedPlace::after_position(2));
+        for bad in [
+            "",
+            "x",
+            "MTIz",
+            "LTEuMg",
+            "!!",
+            "KzEuMg",
+            "ZjEuLjcuMS4y",
+            "ZjEuYWIuNy4x",
+            "ZjIuYWIuNy4xLjI",
+        ] {
             assert_eq!(bad.parse::<EventCursor>(), Err(BadCursor), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_cursor_written_before_cursors_named_their_feed_still_reads_as_its_place() {
+        // `position.id`, as every cursor was: one of an `after=now` head is the position with id 0.
+        let legacy = URL_SAFE_NO_PAD.encode("123456.0");
+        let place = FeedPlace {
+            position: 123_456,
+            id: 0,
+        };
+        assert_eq!(legacy.parse::<EventCursor>(), Ok(EventCursor::Legacy(place)));
+        assert_eq!(EventCursor::Legacy(place).to_string(), legacy);
+        // Any society's feed of any database takes it, up to the head, and refuses it before the pruning mark.
+        let start = FeedStart::parse(Some(&legacy)).expect("legacy");
+        assert_eq!(start.place(&feed(1, 123_456, FeedPlace::default())), Ok(place));
+        assert_eq!(
+            start.place(&feed(2, 200_000, FeedPlace { position: 5, id: 9 })),
+            Ok(place)
+        );
+        assert_eq!(
+            start.place(&feed(1, 123_455, FeedPlace::default())),
+            Err(FeedRefusal::Unknown)
+        );
+        let pruned = FeedPlace {
+            position: 123_456,
+            id: 1,
+        };
+        assert_eq!(start.place(&feed(1, 200_000, pruned)), Err(FeedRefusal::Expired));
+    }
+
+    #[test]
+    fn a_cursor_this_feed_never_answered_is_refused() {
+        let ours = feed(7, 50, FeedPlace::default());
+        let cursor = ours.cursor(FeedPlace { position: 50, id: 3 });
+        assert_eq!(after(&cursor).place(&ours), Ok(FeedPlace { position: 50, id: 3 }));
+        let another_database = Feed {
+            database: "0000aaaa1111bbbb",
+            ..ours
+        };
+        assert_eq!(after(&cursor).place(&another_database), Err(FeedRefusal::Unknown));
+        assert_eq!(
+            after(&cursor).place(&feed(8, 50, FeedPlace::default())),
+            Err(FeedRefusal::Unknown)
+        );
+        let beyond = ours.cursor(FeedPlace { position: 51, id: 0 });
+        assert_eq!(after(&beyond).place(&ours), Err(FeedRefusal::Unknown));
+        let pruned = feed(7, 60, FeedPlace { position: 50, id: 4 });
+        assert_eq!(after(&cursor).place(&pruned), Err(FeedRefusal::Expired));
+        assert_eq!(
+            after(&pruned.cursor(FeedPlace { position: 50, id: 4 })).place(&pruned),
+            Ok(FeedPlace { position: 50, id: 4 })
+        );
     }
 
     #[test]
     fn feed_starts_at_the_beginning_now_or_a_cursor() {
         assert_eq!(FeedStart::parse(None), Ok(FeedStart::Beginning));
         assert_eq!(FeedStart::parse(Some("now")), Ok(FeedStart::Now));
-        let cursor = EventCursor { position: 3, id: 4 };
-        assert_eq!(
-            FeedStart::parse(Some(&cursor.to_string())),
-            Ok(FeedStart::After(cursor))
-        );
         assert_eq!(FeedStart::parse(Some("nope")), Err(BadCursor));
+        let pruned = FeedPlace { position: 4, id: 17 };
+        let ours = feed(7, 12, pruned);
+        assert_eq!(FeedStart::Beginning.place(&ours), Ok(pruned));
+        // The head is after every event of its position, so nothing already written is read again.
+        assert_eq!(FeedStart::Now.place(&ours), Ok(FeedPlace::after_position(12)));
+        let now = ours.cursor(FeedPlace::after_position(12));
+        assert_eq!(after(&now).place(&ours), Ok(FeedPlace::after_position(12)));
+        let emptied = feed(7, 12, FeedPlace { position: 12, id: 90 });
+        assert_eq!(FeedStart::Now.place(&emptied), Ok(FeedPlace::after_position(12)));
+        assert_eq!(
+            FeedStart::Now.place(&feed(9, 0, FeedPlace::default())),
+            Ok(FeedPlace::after_position(0))
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! - [`filters`]: the audit filters (`*_from` dates), the `active` flag and the generation that names them.
 //! - [`country`]: the countries the platform operates in.
 //! - [`jobs`]: background jobs' kinds, states and row rules.
+//! - [`claims`]: how a claim of background work is shared out between societies.
 //! - [`events`]: the change feed's types, cursor, page size and retention.
 //! - [`refusal`]: every reason a write can be refused, named once.
 //! - [`master_data`]: establishment, plot and applicator write commands and their rules.
@@ -15,6 +16,7 @@
 //! - [`import`]: operator imports of master data: files' headers and cells read into values, and their rules.
 //! - [`text`]: how long each kind of text may be, and the one form external codes are stored and compared in.
 
+pub mod claims;
 pub mod country;
 pub mod events;
 pub mod field;

@@ -116,6 +116,27 @@ impl Purge {
         }
     }
 
+    /// The comment that opens the purge's statement when it is a background sweep over every society's rows, which
+    /// names no society: on Citus it runs on every worker.
+    fn sweep(self) -> &'static str {
+        match self {
+            Purge::ExpiredTokens => "/* all societies: tokens past their retention, oldest first; housekeeping */ ",
+            Purge::IdempotencyKeys => {
+                "/* all societies: idempotency keys past their retention, oldest first; housekeeping */ "
+            }
+            Purge::FinishedJobs => {
+                "/* all societies: finished jobs past their retention, oldest first; housekeeping */ "
+            }
+            Purge::SettledDeliveries => {
+                "/* all societies: settled webhook deliveries past their retention, oldest first; housekeeping */ "
+            }
+            Purge::DeliveryAttempts => {
+                "/* all societies: webhook delivery attempts past their retention, oldest first; housekeeping */ "
+            }
+            Purge::LoginFailures | Purge::SpentRateLimits => "",
+        }
+    }
+
     /// One batch: at most `$2` rows past the cut-off `$1`, oldest first. SQLite deletes by `rowid`: with a key of
     /// two columns (`(a, b) IN (SELECT a, b … LIMIT n)`), SQLite (3.40, and the 3.46 sqlx bundles) deleted one row of
     /// the `n`.
@@ -125,7 +146,8 @@ impl Purge {
             Dialect::Sqlite => "rowid",
             Dialect::Postgres => key,
         };
-        format!("DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE {past} LIMIT $2)")
+        let sweep = self.sweep();
+        format!("{sweep}DELETE FROM {table} WHERE ({key}) IN (SELECT {key} FROM {table} WHERE {past} LIMIT $2)")
     }
 }
 

@@ -1,6 +1,9 @@
 //! The job table: background work that outlives any one request or process.
 //!
-//! A job is claimed by one worker at a time under a lease (`locked_by`, `locked_until`); PostgreSQL claims with
+//! A job is claimed by one worker at a time under a lease (`locked_by`, `locked_until`). A claim first reads, over
+//! every society and without locks, which societies have a job to claim, those with the fewest jobs running first, so
+//! that one society's queue does not hold back another's; then it claims in one of them with a statement that names
+//! the society, so that on Citus it runs on the one worker holding it. PostgreSQL claims with
 //! `FOR UPDATE SKIP LOCKED`, so several server processes never take the same job, and a chunk keeps the job's row
 //! locked until it commits, so a lease that runs out mid-chunk does not let a second worker redo its rows. The work is
 //! done in chunks, each chunk and the job's progress committed in one transaction, so a worker killed mid-job loses at
@@ -18,12 +21,22 @@ use serde_json::{json, Value};
 
 use crate::db::with_writer;
 use crate::resources::events::{CAMPAIGN, JOB};
-use crate::sql::{Dialect, RowLock};
+use crate::sql::{Arg, Dialect, RowLock, Sql};
 use crate::write::{BeginWrite, WriteTx};
 use crate::{now_millis, Scope, Store, StoreError};
 
 /// Claims of a job after which it is given up as failed.
 pub const MAX_ATTEMPTS: i64 = 5;
+
+/// Societies one claim looks at, in order, until one still has a job no other process took meanwhile.
+const SOCIETIES_PER_CLAIM: i64 = 8;
+
+crate::row_by_position! {
+    /// A society with a job to claim.
+    struct WaitingSociety {
+        society_id: i64,
+    }
+}
 
 /// A job a worker holds.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -115,12 +128,45 @@ impl Store {
         Ok(id)
     }
 
-    /// Claims the oldest job that is waiting, or whose worker's lease ran out, for `worker`; gives up on jobs
-    /// claimed [`MAX_ATTEMPTS`] times.
+    /// Claims a job for `worker`: of the societies with a job waiting, or whose worker's lease ran out, those with
+    /// the fewest jobs running come first, then the one whose job has waited longest; in that society, its oldest
+    /// such job. Gives up on jobs claimed [`MAX_ATTEMPTS`] times.
     pub async fn claim_job(&self, worker: &str, lease: Duration) -> Result<Option<ClaimedJob>, StoreError> {
         let now = now_millis();
+        // One statement over every society, which cannot name one and locks nothing; the claim that follows names its
+        // society, so on Citus it runs on the one worker that holds it. A society is passed over when another process
+        // took its last waiting job in between.
+        let sweep = Sql {
+            text: "/* all societies: which societies have a job to claim, the least busy and longest waiting first; \
+                   the job worker's background sweep, without locks */ \
+                   SELECT society_id FROM jobs WHERE status IN ('pending', 'running') GROUP BY society_id \
+                   HAVING MIN(CASE WHEN status = 'pending' OR locked_until < $1 THEN created_at END) IS NOT NULL \
+                   ORDER BY SUM(CASE WHEN status = 'running' AND locked_until >= $1 THEN 1 ELSE 0 END), \
+                   MIN(CASE WHEN status = 'pending' OR locked_until < $1 THEN created_at END), society_id LIMIT $2"
+                .to_owned(),
+            args: vec![Arg::Int(now), Arg::Int(SOCIETIES_PER_CLAIM)],
+        };
+        let waiting: Vec<WaitingSociety> = self.lookup_rows(&sweep).await?;
+        for society in waiting {
+            if let Some(job) = self.claim_job_of(society.society_id, worker, lease, now).await? {
+                return Ok(Some(job));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Claims the oldest job of society `society_id` that is waiting, or whose worker's lease ran out, for `worker`;
+    /// gives up on the society's jobs claimed [`MAX_ATTEMPTS`] times.
+    async fn claim_job_of(
+        &self,
+        society_id: i64,
+        worker: &str,
+        lease: Duration,
+        now: i64,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
         let lock = match self.db.dialect() {
-            // Several processes may claim at once: each skips the rows another is claiming.
+            // Several processes may claim at once: each skips the rows another is claiming. The society is named, so
+            // the lock is taken on one shard, which Citus allows.
             Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
             // SQLite serialises writers, so the sub-select and the update cannot interleave with another claim.
             Dialect::Sqlite => "",
@@ -128,30 +174,32 @@ impl Store {
         let claimable = "(status = 'pending' OR (status = 'running' AND locked_until < $3))";
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
-            let given_up: Vec<(i64, i64)> = sqlx::query_as(&format!(
+            let given_up: Vec<i64> = sqlx::query_scalar(&format!(
                 "UPDATE jobs SET status = 'failed', error = $1, finished_at = $3, updated_at = $3, locked_by = NULL \
-                 WHERE {claimable} AND attempts >= $2 RETURNING society_id, id"
+                 WHERE society_id = $4 AND {claimable} AND attempts >= $2 RETURNING id"
             ))
             .bind(format!("gave up after {MAX_ATTEMPTS} attempts"))
             .bind(MAX_ATTEMPTS)
             .bind(now)
+            .bind(society_id)
             .fetch_all(&mut *tx)
             .await?;
-            for (society_id, id) in given_up {
-                tx.changed(society_id, &JOB, [id], "failed");
+            if !given_up.is_empty() {
+                tx.changed(society_id, &JOB, given_up, "failed");
             }
-            let claimed: Option<(i64, i64, String, i64)> = sqlx::query_as(&format!(
+            let claimed: Option<(i64, String, i64)> = sqlx::query_as(&format!(
                 "UPDATE jobs SET status = 'running', locked_by = $1, locked_until = $2, attempts = attempts + 1, \
                  started_at = COALESCE(started_at, $3), updated_at = $3 \
-                 WHERE (society_id, id) = (SELECT society_id, id FROM jobs WHERE {claimable} \
-                 ORDER BY created_at, id LIMIT 1{lock}) RETURNING society_id, id, kind, attempts"
+                 WHERE society_id = $4 AND id = (SELECT id FROM jobs WHERE society_id = $4 AND {claimable} \
+                 ORDER BY created_at, id LIMIT 1{lock}) RETURNING id, kind, attempts"
             ))
             .bind(worker)
             .bind(now + millis(lease))
             .bind(now)
+            .bind(society_id)
             .fetch_optional(&mut *tx)
             .await?;
-            let claimed = claimed.map(|(society_id, id, kind, attempts)| {
+            let claimed = claimed.map(|(id, kind, attempts)| {
                 // A first claim starts a pending job, which is news; a claim after a lease ran out only moves the lease.
                 if attempts == 1 {
                     tx.changed(society_id, &JOB, [id], "updated");

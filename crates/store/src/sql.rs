@@ -145,7 +145,8 @@ impl Sql {
 const BATCH_ARGS: usize = 20_000;
 
 /// Write statements that need nothing from one another's results, sent together: one round trip (and on SQLite one
-/// hand-off to sqlx's worker thread) instead of one a statement. SQLite runs them as `;`-separated statements of one
+/// hand-off to sqlx's worker thread) instead of one a statement. On PostgreSQL a statement may read the rows another
+/// returns ([`Batch::statement_read_by_next`]). SQLite runs them as `;`-separated statements of one
 /// call, binding placeholders numbered across them; PostgreSQL runs them as one statement whose data-modifying `WITH`
 /// clauses run together, with foreign keys checked at its end. Since PostgreSQL gives those clauses no order, no
 /// two statements of a batch may touch the same row.
@@ -154,6 +155,8 @@ pub(crate) struct Batch {
     dialect: Dialect,
     /// Statements sent together, with where each statement starts in the text.
     groups: Vec<(Sql, Vec<usize>)>,
+    /// Whether the next statement stays in the last query, whatever its size: it reads the last statement's rows.
+    joined: bool,
 }
 
 impl Batch {
@@ -162,12 +165,17 @@ impl Batch {
         Self {
             dialect,
             groups: Vec::new(),
+            joined: false,
         }
     }
 
     /// Begins the next statement; it is written into the query this answers.
     pub fn statement(&mut self) -> &mut Sql {
-        let full = self.groups.last().is_none_or(|(sql, _)| sql.args.len() >= BATCH_ARGS);
+        let joined = std::mem::take(&mut self.joined);
+        let full = self
+            .groups
+            .last()
+            .is_none_or(|(sql, _)| !joined && sql.args.len() >= BATCH_ARGS);
         if full {
             self.groups.push((Sql::default(), Vec::new()));
         }
@@ -180,6 +188,19 @@ impl Batch {
         }
         starts.push(sql.text.len());
         sql
+    }
+
+    /// Begins the next statement as [`Self::statement`] does, and keeps the statement after it in the same query;
+    /// answers the name by which that statement reads the rows this one returns (PostgreSQL: its `WITH` clause).
+    pub fn statement_read_by_next(&mut self) -> (&mut Sql, String) {
+        self.statement();
+        self.joined = true;
+        let (sql, starts) = self
+            .groups
+            .last_mut()
+            .expect("the statement just begun is in the last group");
+        let name = format!("batch_{}", starts.len() - 1);
+        (sql, name)
     }
 
     /// Whether the batch is sent as one query, with room in it for one more statement.
@@ -363,5 +384,25 @@ mod tests {
         assert!(queries[0].text.starts_with("WITH batch_0 AS (INSERT"));
         assert!(queries[1].text.starts_with("INSERT INTO a (x) VALUES ($1, "));
         assert_eq!(queries[1].args.len(), BATCH_ARGS / 2);
+    }
+
+    #[test]
+    fn a_statement_reads_the_rows_of_the_one_before_it_by_name_in_the_same_query() {
+        let mut batch = Batch::new(Dialect::Postgres);
+        batch
+            .statement()
+            .push("INSERT INTO a (x) VALUES ")
+            .row(std::iter::repeat_n(Arg::Int(0), BATCH_ARGS));
+        let (sql, name) = batch.statement_read_by_next();
+        sql.push("UPDATE b SET x = x + 1 RETURNING x");
+        batch
+            .statement()
+            .push(&format!("INSERT INTO c (x) SELECT x FROM {name}"));
+        let queries = batch.into_queries();
+        assert_eq!(queries.len(), 2, "a full query, then the two together");
+        assert_eq!(
+            queries[1].text,
+            "WITH batch_0 AS (UPDATE b SET x = x + 1 RETURNING x) INSERT INTO c (x) SELECT x FROM batch_0"
+        );
     }
 }

@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::{Method, StatusCode};
 use axum::Json;
-use domain::events::{EventTypes, FeedStart, TypesRefusal, DEFAULT_FEED_SIZE, MAX_FEED_SIZE, RETENTION_DAYS};
+use domain::events::{
+    EventTypes, FeedRefusal, FeedStart, TypesRefusal, DEFAULT_FEED_SIZE, MAX_FEED_SIZE, RETENTION_DAYS,
+};
 use serde_json::value::RawValue;
-use store::events::{FeedRefusal, StoredEvent};
+use store::events::StoredEvent;
 use store::Render;
 use wire::events::{Event, EventPage};
 
@@ -96,6 +98,12 @@ async fn feed(
         Ok(page) => page,
         Err(FeedRefusal::Expired) => {
             return Err(ApiError::new(StatusCode::GONE, Msg::FeedExpired(RETENTION_DAYS)));
+        }
+        // Another database's cursor, another society's, or one past the head: not one this feed answered.
+        Err(FeedRefusal::Unknown) => {
+            return Err(ApiError::bad_request(Msg::BadCursor(
+                get("after").unwrap_or_default().to_owned(),
+            )));
         }
     };
     let render = caller.scope.render();

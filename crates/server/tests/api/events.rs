@@ -1,6 +1,7 @@
 //! The change feed: every kind of write yields exactly its event with the record's read shape, the cursor resumes
-//! without loss or repetition (also under concurrent writers on two processes, and past a transaction that took its
-//! id early and committed late), types filter, retention refuses old cursors, and bad parameters are 400.
+//! without loss or repetition (also under concurrent writers of one society, on two processes, and behind a writer
+//! that commits late), types filter, retention refuses old cursors, a cursor of another database or society or past
+//! the head is 400, one written before cursors named their feed still reads, and bad parameters are 400.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +9,8 @@ use client::futures_util::future::join_all;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sqlx::Connection;
+
+use domain::events::{EventCursor, FeedPlace};
 
 use crate::helpers::{error_envelope, integrator, Backend, TestApp};
 use crate::on_both_backends;
@@ -28,8 +31,8 @@ async fn drain(app: &TestApp, token: &str, cursor: &str, query: &str) -> (Vec<Va
     }
 }
 
-/// At least `count` events after `cursor`: the feed may hold back a commit while an older transaction of the
-/// database runs (a test's own direct connection, say), so this waits for them, up to 30 s.
+/// At least `count` events after `cursor`, waiting for them up to 30 s: a write's events are readable once it
+/// commits, which for a job's is after its request was answered.
 async fn wait_for(app: &TestApp, token: &str, cursor: &str, query: &str, count: usize) -> (Vec<Value>, String) {
     let (mut events, mut cursor) = drain(app, token, cursor, query).await;
     for _ in 0..300 {
@@ -93,6 +96,14 @@ async fn work_order(app: &TestApp, token: &str, society: i64) -> Value {
                       "machines": [{ "local_id": first_id(app, token, "/api/v3/third_party/machines").await }],
                       "date": "2025-10-02T08:00:00-03:00", "state": state }]
     })
+}
+
+/// A read of the feed after `cursor` is refused as a cursor the server did not answer.
+async fn refused(app: &TestApp, token: &str, cursor: &str) {
+    let path = format!("{FEED}?after={cursor}");
+    let (code, message) = error_envelope(app.get(&path, token).await, StatusCode::BAD_REQUEST).await;
+    assert_eq!(code, 400);
+    assert!(message.contains("after"), "{message}");
 }
 
 /// No event may leave its transaction without its payload.
@@ -317,10 +328,10 @@ on_both_backends! {
         // Every writer of the feed names a society that exists. The database refuses any other way in (another
         // program, a future writer) and keeps a society that events name: a foreign key on both backends.
         let society = 990_001;
-        let event = |owner: &str, record: i64| format!("({owner}, 0, 0, 'establishment', {record}, 'created', 0, '{{}}')");
+        let event = |owner: &str, record: i64| format!("({owner}, 0, 'establishment', {record}, 'created', 0, '{{}}')");
         let insert = |rows: &[String]| {
             format!(
-                "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
+                "INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
                  VALUES {}",
                 rows.join(", ")
             )
@@ -348,10 +359,15 @@ on_both_backends! {
 
     async fn the_schema_has_no_trigger_and_nothing_pauses_events(app) {
         // Changes, events and counters are written by the store's write transaction: no trigger takes part, on either
-        // backend (a PostgreSQL foreign key's own triggers are internal), and there is no pause to forget.
+        // backend (a PostgreSQL foreign key's own triggers are internal, and so are the truncate triggers Citus puts
+        // on the tables it distributes, whose function is its extension's), and there is no pause to forget.
         let triggers = match app.backend {
             Backend::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND $1 = $1",
-            Backend::Postgres => "SELECT COUNT(*) FROM pg_trigger WHERE NOT tgisinternal AND $1 = $1",
+            Backend::Postgres => {
+                "SELECT COUNT(*) FROM pg_trigger t WHERE NOT t.tgisinternal AND $1 = $1 AND NOT EXISTS \
+                 (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = t.tgfoid \
+                 AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e')"
+            }
         };
         assert_eq!(app.integers(triggers, 0).await, [0]);
         let paused = match app.backend {
@@ -418,12 +434,129 @@ on_both_backends! {
         assert_eq!(counts.keys().copied().collect::<Vec<_>>(), created, "every write, once");
         assert!(counts.values().all(|count| *count == 1), "{counts:?}");
     }
+
+    async fn concurrent_writers_of_one_society_are_read_each_once_while_they_write(app) {
+        let token = app.token(integrator("AR")).await;
+        let start = head(&app, &token).await;
+        let farmer = first_id(&app, &token, "/api/v3/third_party/farmers").await;
+        let (tasks, each) = (8, 20);
+        let writers = (0..tasks).map(|task| {
+            let token = token.clone();
+            let app = &app;
+            async move {
+                let mut ids = Vec::new();
+                for n in 0..each {
+                    let created = json_of(app.post("/api/v3/third_party/establishments", &token,
+                        &json!({ "name": format!("Escritora {task}-{n}"), "farmer_id": farmer })).await,
+                        StatusCode::CREATED).await;
+                    ids.push(created["id"].as_i64().expect("id"));
+                }
+                ids
+            }
+        });
+        let done = std::sync::atomic::AtomicBool::new(false);
+        // A reader follows the feed by cursor while they write, and once more after.
+        let reader = async {
+            let mut seen = Vec::new();
+            let mut cursor = start.clone();
+            loop {
+                let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+                let (events, next) = drain(&app, &token, &cursor, "").await;
+                seen.extend(events);
+                cursor = next;
+                if finished {
+                    return seen;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        };
+        let writing = async {
+            let created = join_all(writers).await;
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            created
+        };
+        let (created, seen) = tokio::join!(writing, reader);
+        let mut created: Vec<i64> = created.into_iter().flatten().collect();
+        created.sort_unstable();
+        let mut read: Vec<i64> = seen.iter().map(|event| event["resource_id"].as_i64().expect("id")).collect();
+        assert_eq!(read.len(), tasks * each, "no event missed or repeated");
+        read.sort_unstable();
+        assert_eq!(read, created, "every write, once");
+    }
+
+    async fn a_cursor_of_another_database_or_society_or_past_the_head_is_refused(app) {
+        let argentina = app.token(integrator("AR")).await;
+        let brazil = app.token(integrator("BR")).await;
+        let ours = head(&app, &argentina).await;
+        // Test databases are copies of one seeded template, and share the feed identity its migration made; another
+        // deployment's database has its own, as this one is given.
+        let other = TestApp::spawn(app.backend).await;
+        other.execute("UPDATE feed_identity SET identity = 'a0b1c2d3e4f5a6b7' WHERE id = $1", 1).await.expect("identity");
+        let other_token = other.token(integrator("AR")).await;
+        let theirs = head(&other, &other_token).await;
+        refused(&app, &argentina, &theirs).await;
+        refused(&other, &other_token, &ours).await;
+        // Another society's cursor, of this very database.
+        refused(&app, &brazil, &ours).await;
+        // A cursor past the society's head.
+        let Ok(EventCursor::Feed { database, society_id, place }) = ours.parse::<EventCursor>() else {
+            panic!("a cursor naming its feed: {ours}");
+        };
+        let beyond = EventCursor::Feed { database, society_id, place: FeedPlace { position: place.position + 1, id: 0 } };
+        refused(&app, &argentina, &beyond.to_string()).await;
+        // Each still reads its own.
+        assert_eq!(app.get_ok(&format!("{FEED}?after={ours}"), &argentina).await["items"], json!([]));
+        assert_eq!(other.get_ok(&format!("{FEED}?after={theirs}"), &other_token).await["items"], json!([]));
+    }
+
+    async fn a_cursor_written_before_cursors_named_their_feed_still_reads_on(app) {
+        let login = app.login_as(integrator("AR")).await;
+        let token = login["access_token"].as_str().expect("token").to_owned();
+        let society = login["society"]["id"].as_i64().expect("society");
+        let start = head(&app, &token).await;
+        let farmer = first_id(&app, &token, "/api/v3/third_party/farmers").await;
+        for name in ["Antes", "Después", "Más tarde"] {
+            json_of(app.post("/api/v3/third_party/establishments", &token, &json!({ "name": name, "farmer_id": farmer })).await,
+                StatusCode::CREATED).await;
+        }
+        let (events, _) = wait_for(&app, &token, &start, "", 3).await;
+        assert_eq!(events.len(), 3);
+        // The cursor just after the first event, as it was written before cursors named their feed: "position.id".
+        let first = events[0]["id"].as_i64().expect("id");
+        let position = app
+            .integers(&format!("SELECT position FROM events WHERE society_id = $1 AND id = {first}"), society)
+            .await;
+        let legacy = EventCursor::Legacy(FeedPlace { position: position[0], id: first }).to_string();
+        let page = app.get_ok(&format!("{FEED}?after={legacy}&size=1"), &token).await;
+        assert_eq!(page["items"], json!([events[1]]));
+        assert_eq!(page["has_more"], true);
+        // Its next cursor names the feed, and reads on from there.
+        let next = page["next_cursor"].as_str().expect("a cursor");
+        assert!(matches!(next.parse::<EventCursor>(), Ok(EventCursor::Feed { .. })), "{next}");
+        let (rest, _) = drain(&app, &token, next, "").await;
+        assert_eq!(rest, events[2..]);
+        // An event written before positions were per society keeps its position, below every later one (0 on SQLite,
+        // a transaction id below the heads migration 27 set on PostgreSQL): a cursor before it reads it first, then
+        // the society's later events in order.
+        app.execute("INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
+                     VALUES ($1, 0, 'establishment', 424242, 'created', 0, '{}')", society).await.expect("an older event");
+        let older = EventCursor::Legacy(FeedPlace { position: 0, id: 0 }).to_string();
+        let page = app.get_ok(&format!("{FEED}?after={older}&size=1"), &token).await;
+        assert_eq!(page["items"][0]["resource_id"], 424242, "{page}");
+        let next = page["next_cursor"].as_str().expect("a cursor");
+        let first_of_its_own = app
+            .integers("SELECT id FROM events WHERE society_id = $1 AND position > 0 ORDER BY position, id LIMIT 1", society)
+            .await;
+        let page = app.get_ok(&format!("{FEED}?after={next}&size=1"), &token).await;
+        assert_eq!(page["items"][0]["id"], first_of_its_own[0], "{page}");
+    }
 }
 
-/// PostgreSQL hands out transaction ids as writers start, not as they commit: a transaction that took its id early
-/// and commits late must still be read, once, by a client that kept reading meanwhile.
+/// A writer takes its events' positions from its society's feed and holds that row until it commits: a writer that
+/// came later waits for it, so it commits after, and a client that kept reading meanwhile reads both, once, in the
+/// order they committed.
 #[tokio::test]
-async fn a_transaction_that_commits_late_is_not_skipped() {
+async fn a_writer_that_commits_late_holds_back_the_writers_after_it() {
     let app = TestApp::spawn(Backend::Postgres).await;
     let login = app.login_as(integrator("AR")).await;
     let token = login["access_token"].as_str().expect("token").to_owned();
@@ -441,41 +574,40 @@ async fn a_transaction_that_commits_late_is_not_skipped() {
     .fetch_one(&mut early)
     .await
     .expect("insert");
-    // Its event, as a write transaction's commit writes it: positioned at the transaction's id.
+    // Its event, as a write transaction's commit writes it: at the next position of its society's feed.
     sqlx::query(
-        "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-         SELECT $1, x.tx, x.tx, 'establishment', $2, 'created', 0, '{}' \
-         FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x",
+        "WITH feed AS (INSERT INTO society_feeds (society_id, head, pruned_position, pruned_id) VALUES ($1, 1, 0, 0) \
+         ON CONFLICT (society_id) DO UPDATE SET head = society_feeds.head + EXCLUDED.head RETURNING head) \
+         INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
+         SELECT $1, feed.head, 'establishment', $2, 'created', 0, '{}' FROM feed",
     )
     .bind(society)
     .bind(late_id)
     .execute(&mut early)
     .await
     .expect("its event");
-    let later = json_of(
-        app.post(
-            "/api/v3/third_party/establishments",
-            &token,
-            &json!({ "name": "Temprana", "farmer_id": farmer }),
-        )
-        .await,
-        StatusCode::CREATED,
-    )
-    .await;
-    // While the early transaction runs, the later commit is held back: handing it out now would let the early one
-    // land behind the client's cursor.
-    let (held, cursor) = drain(&app, &token, &start, "").await;
-    assert_eq!(held, Vec::<Value>::new());
-    sqlx::query("COMMIT").execute(&mut early).await.expect("commit");
+    let body = json!({ "name": "Temprana", "farmer_id": farmer });
+    let create = app.post("/api/v3/third_party/establishments", &token, &body);
+    let reader = async {
+        // The later create waits for the early writer's feed; nothing of either is readable meanwhile.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let (held, cursor) = drain(&app, &token, &start, "").await;
+        assert_eq!(held, Vec::<Value>::new());
+        sqlx::query("COMMIT").execute(&mut early).await.expect("commit");
+        cursor
+    };
+    let (later, cursor) = tokio::join!(create, reader);
+    let later = json_of(later, StatusCode::CREATED).await;
     let (events, _) = wait_for(&app, &token, &cursor, "", 2).await;
-    let mut ids: Vec<i64> = events
+    let ids: Vec<i64> = events
         .iter()
         .map(|event| event["resource_id"].as_i64().expect("id"))
         .collect();
-    ids.sort_unstable();
-    let mut expected = vec![late_id, later["id"].as_i64().expect("id")];
-    expected.sort_unstable();
-    assert_eq!(ids, expected);
+    assert_eq!(
+        ids,
+        [late_id, later["id"].as_i64().expect("id")],
+        "in the order they committed"
+    );
 }
 
 /// Events' payloads are compressed with lz4 where the server has it (migration 19), pglz otherwise: a payload of a
@@ -503,8 +635,8 @@ async fn event_payloads_are_compressed_with_lz4_where_the_server_has_it() {
         payload.len()
     );
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-         VALUES ($1, 1, 1, 'work_order', 1, 'created', 0, $2) RETURNING id",
+        "INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
+         VALUES ($1, 1, 'work_order', 1, 'created', 0, $2) RETURNING id",
     )
     .bind(society)
     .bind(&payload)
@@ -521,4 +653,69 @@ async fn event_payloads_are_compressed_with_lz4_where_the_server_has_it() {
     transaction.rollback().await.expect("rollback");
     let expected = if has_lz4 { "lz4" } else { "pglz" };
     assert_eq!(compression.as_deref(), Some(expected));
+}
+
+/// A webhook endpoint's cursor, kept as the text the feed answered, across the change of the cursors' form.
+mod webhook_cursors {
+    use domain::webhooks::UrlPolicy;
+
+    use super::*;
+    use crate::helpers::Setup;
+    use crate::on_both_backends_with;
+
+    /// A server whose delivery worker the test drives itself, that accepts a receiver on this machine.
+    fn driven() -> Setup {
+        let mut setup = Setup::default();
+        setup.server.webhooks.policy = UrlPolicy::DEMO;
+        setup.server.webhooks.enabled = false;
+        setup.server.jobs.enabled = false;
+        setup
+    }
+
+    on_both_backends_with! {
+        driven();
+
+        async fn an_endpoint_cursor_written_before_cursors_named_their_feed_moves_on_from_where_it_was(app) {
+            let login = app.login_as(integrator("AR")).await;
+            let token = login["access_token"].as_str().expect("token").to_owned();
+            let society = login["society"]["id"].as_i64().expect("society");
+            let body = json!({ "url": "http://127.0.0.1:9/hooks", "types": ["establishment.*"] });
+            let endpoint = json_of(app.post("/api/v3/third_party/webhook_endpoints", &token, &body).await,
+                StatusCode::CREATED).await["id"].as_i64().expect("an endpoint");
+            let farmer = first_id(&app, &token, "/api/v3/third_party/farmers").await;
+            let mut created = Vec::new();
+            for name in ["Entregada", "Por entregar"] {
+                let establishment = json_of(app.post("/api/v3/third_party/establishments", &token,
+                    &json!({ "name": name, "farmer_id": farmer })).await, StatusCode::CREATED).await;
+                created.push(establishment["id"].as_i64().expect("id"));
+            }
+            // The endpoint's cursor as an older release left it, just after the first establishment's event.
+            let place = |column: &str| format!("SELECT {column} FROM events WHERE society_id = $1 \
+                AND resource = 'establishment' AND resource_id = {}", created[0]);
+            let (position, id) = (app.integers(&place("position"), society).await[0], app.integers(&place("id"), society).await[0]);
+            let legacy = EventCursor::Legacy(FeedPlace { position, id }).to_string();
+            app.execute(&format!("UPDATE webhook_progress SET feed_cursor = '{legacy}' WHERE society_id = $1 \
+                AND endpoint_id = {endpoint}"), society).await.expect("an older cursor");
+            assert_eq!(app.store.fan_out_webhooks(100, 0).await.expect("a fan-out"), 1, "the second event only");
+            let queued = app.integers(&format!("SELECT e.resource_id FROM webhook_deliveries d JOIN events e \
+                ON e.society_id = d.society_id AND e.id = d.event_id WHERE d.society_id = $1 \
+                AND d.endpoint_id = {endpoint}"), society).await;
+            assert_eq!(queued, [created[1]]);
+            // Moving on wrote a cursor that names its feed, from which nothing more is queued.
+            let cursor: Vec<String> = match app.backend {
+                Backend::Sqlite => {
+                    let mut connection = sqlx::SqliteConnection::connect(&app.url).await.expect("connect");
+                    sqlx::query_scalar("SELECT feed_cursor FROM webhook_progress WHERE society_id = $1 AND endpoint_id = $2")
+                        .bind(society).bind(endpoint).fetch_all(&mut connection).await.expect("its cursor")
+                }
+                Backend::Postgres => {
+                    let mut connection = testkit::postgres::connect(&app.url).await.expect("connect");
+                    sqlx::query_scalar("SELECT feed_cursor FROM webhook_progress WHERE society_id = $1 AND endpoint_id = $2")
+                        .bind(society).bind(endpoint).fetch_all(&mut connection).await.expect("its cursor")
+                }
+            };
+            assert!(matches!(cursor[0].parse::<EventCursor>(), Ok(EventCursor::Feed { .. })), "{cursor:?}");
+            assert_eq!(app.store.fan_out_webhooks(100, 0).await.expect("a fan-out"), 0);
+        }
+    }
 }

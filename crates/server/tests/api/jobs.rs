@@ -1,6 +1,7 @@
 //! Background jobs on campaigns: an objective-yield update or an import is accepted at once, worked by a server's
 //! worker, and reports each refused row; jobs stay within their society; and a job whose worker died half-way is
-//! finished by a restarted server without applying any row twice.
+//! finished by a restarted server without applying any row twice; claims take turns between societies, and claimers at
+//! once never take one job.
 
 use std::time::{Duration, Instant};
 
@@ -489,6 +490,68 @@ mod restart {
             );
             let after = app.get_ok(CAMPAIGNS, &token).await["total_items"].as_u64().expect("total");
             assert_eq!(after, before + count as u64, "every row created once");
+        }
+    }
+}
+
+/// Claims when several societies have jobs waiting, and several claimers at once.
+mod between_societies {
+    use super::*;
+
+    /// Queues an objective-yield update of one row for the society of `token`; answers the job's id.
+    async fn queue(app: &TestApp, token: &str) -> i64 {
+        let campaign = first_id(app, token, CAMPAIGNS).await;
+        let body = json!({ "campaigns": [{ "campaign_id": campaign, "objective_yield": 4.0 }] });
+        let id = start(app, token, OBJECTIVE_YIELD, &body).await["id"]
+            .as_i64()
+            .expect("a job id");
+        // Each job waits since a later millisecond than the one before.
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        id
+    }
+
+    crate::on_both_backends_with! {
+        without_worker();
+
+        async fn a_society_with_jobs_waiting_does_not_hold_back_another(app) {
+            let busy = app.token(integrator("AR")).await;
+            let quiet = app.token(integrator("BR")).await;
+            let first = queue(&app, &busy).await;
+            let second = queue(&app, &busy).await;
+            let third = queue(&app, &busy).await;
+            let other = queue(&app, &quiet).await;
+            let lease = Duration::from_secs(60);
+            let mut claimed = Vec::new();
+            for worker in ["w1", "w2", "w3", "w4"] {
+                claimed.push(app.store.claim_job(worker, lease).await.expect("claim").expect("a job to claim").id);
+            }
+            assert_eq!(claimed, [first, other, second, third], "the other society's job before the first's next");
+            assert_eq!(app.store.claim_job("w5", lease).await.expect("claim"), None);
+        }
+
+        async fn claimers_at_once_never_take_the_same_job(app) {
+            let mut jobs = Vec::new();
+            for country in ["AR", "BR"] {
+                let token = app.token(integrator(country)).await;
+                for _ in 0..4 {
+                    jobs.push(queue(&app, &token).await);
+                }
+            }
+            let claimer = |worker: &'static str| {
+                let store = app.store.clone();
+                async move {
+                    let mut taken = Vec::new();
+                    while let Some(job) = store.claim_job(worker, Duration::from_secs(60)).await.expect("claim") {
+                        taken.push(job.id);
+                    }
+                    taken
+                }
+            };
+            let (first, second, third) = tokio::join!(claimer("a"), claimer("b"), claimer("c"));
+            let mut taken = [first, second, third].concat();
+            taken.sort_unstable();
+            jobs.sort_unstable();
+            assert_eq!(taken, jobs, "every job claimed once, by one claimer");
         }
     }
 }

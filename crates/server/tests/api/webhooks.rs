@@ -1,7 +1,8 @@
 //! Webhook endpoints and signed deliveries: real deliveries to a receiver in the test, verified with the Standard
 //! Webhooks libraries (PyPI and crates.io), the URL rules against server-side request forgery, secret rotation,
 //! retries with back-off on tokio's paused clock, disabling after the give-up window, the most endpoints a society
-//! may have, the pace of attempts to one endpoint, and secrets kept out of idempotency records.
+//! may have, the pace of attempts to one endpoint, claims shared between societies and never taken twice, and secrets
+//! kept out of idempotency records.
 //!
 //! Names are only ever `localhost` and the names of `/etc/hosts`: no test makes the server ask a DNS server.
 
@@ -165,16 +166,27 @@ fn now_millis() -> i64 {
 }
 
 /// One step of `worker`, the very one production takes, then its attempts awaited and recorded; answers how many it
-/// started.
+/// started. A step that finds the database unavailable is taken again a moment later, as production's loop does: a
+/// test that moves the paused clock can run out a connection's time-out while it opens, and the pool then reports
+/// the server away until its probe finds it.
 async fn step(worker: &Deliverer) -> usize {
-    let step = worker.step().await.expect("a step");
+    let mut tries = 0;
+    let step = loop {
+        match worker.step().await {
+            Ok(step) => break step,
+            Err(store::StoreError::Unavailable(_)) if tries < 50 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("a step: {error:?}"),
+        }
+    };
     worker.settle().await;
     step.started
 }
 
-/// How long a test waits for events the feed holds back. On PostgreSQL the feed's horizon counts as still running
-/// any transaction its snapshot saw running that has ended since, and another test's database on the shared cluster
-/// may have had one: a read or a fan-out may then miss an event that has committed. It is delayed, never lost.
+/// How many times, 100 ms apart, a test looks again for the deliveries or events it expects before it fails: what a
+/// worker or a job writes commits after the request that caused it was answered.
 const HELD_BACK_ROUNDS: usize = 300;
 
 /// Fans out until `expected` deliveries are queued (see [`HELD_BACK_ROUNDS`]), then checks that nothing more is.
@@ -744,6 +756,71 @@ mod driven {
             tokio::time::sleep(pace).await;
             step(&worker).await;
             assert_eq!(receiver.received().len(), 2, "redelivered");
+        }
+    }
+}
+
+/// Claims when several societies have deliveries due: their share of a worker's slots, and several claimers at once.
+mod between_societies {
+    use super::*;
+
+    /// Registers an endpoint for the society of `country` that nothing will answer, and queues `count` deliveries to
+    /// it; answers the endpoint's id.
+    async fn endpoint_with_deliveries(app: &TestApp, country: &str, count: usize) -> i64 {
+        let token = app.token(integrator(country)).await;
+        let id = register(app, &token, "http://127.0.0.1:9/hooks").await["id"]
+            .as_i64()
+            .expect("an id");
+        for n in 0..count {
+            change(app, &token, &format!("Reparto {country} {n}")).await;
+        }
+        id
+    }
+
+    on_both_backends_with! {
+        driven_setup();
+
+        async fn one_claim_serves_every_society_with_deliveries_due(app) {
+            let busy = endpoint_with_deliveries(&app, "AR", 6).await;
+            let quiet = endpoint_with_deliveries(&app, "BR", 1).await;
+            let now = store::now_millis();
+            fan_out_all(&app.store, now, 7).await;
+            let lease = Duration::from_secs(60);
+            let claimed = app.store.claim_webhook_deliveries("w", lease, 2, now).await.expect("claim");
+            let mut endpoints: Vec<i64> = claimed.iter().map(|delivery| delivery.endpoint_id).collect();
+            endpoints.sort_unstable();
+            let mut expected = vec![busy, quiet];
+            expected.sort_unstable();
+            assert_eq!(endpoints, expected, "the society with a backlog leaves a slot to the other");
+            let rest = app.store.claim_webhook_deliveries("w", lease, 128, now).await.expect("claim");
+            assert_eq!(rest.len(), 5, "then the rest of the backlog");
+            assert!(rest.iter().all(|delivery| delivery.endpoint_id == busy));
+        }
+
+        async fn claimers_at_once_never_take_the_same_delivery(app) {
+            endpoint_with_deliveries(&app, "AR", 6).await;
+            endpoint_with_deliveries(&app, "BR", 6).await;
+            let now = store::now_millis();
+            fan_out_all(&app.store, now, 12).await;
+            let claimer = |worker: &'static str| {
+                let store = app.store.clone();
+                async move {
+                    let mut taken = Vec::new();
+                    loop {
+                        let claimed = store.claim_webhook_deliveries(worker, Duration::from_secs(60), 2, now).await.expect("claim");
+                        if claimed.is_empty() {
+                            return taken;
+                        }
+                        taken.extend(claimed.into_iter().map(|delivery| (delivery.society_id, delivery.id)));
+                    }
+                }
+            };
+            let (first, second, third) = tokio::join!(claimer("a"), claimer("b"), claimer("c"));
+            let mut taken = [first, second, third].concat();
+            taken.sort_unstable();
+            let count = taken.len();
+            taken.dedup();
+            assert_eq!((count, taken.len()), (12, 12), "every delivery claimed once, by one claimer");
         }
     }
 }

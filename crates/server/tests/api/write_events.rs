@@ -282,8 +282,8 @@ async fn drain(app: &TestApp, token: &str, cursor: &str) -> (Vec<Value>, String)
     }
 }
 
-/// The events after `cursor` once `done` holds of them: the feed may hold back a commit while an older transaction
-/// of the database runs, and a job's events come as it runs, so this waits, up to 30 s.
+/// The events after `cursor` once `done` holds of them: a job's events come as it runs, after its request was
+/// answered, so this waits, up to 30 s.
 async fn events_until(app: &TestApp, token: &str, cursor: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
     let (mut events, mut cursor) = drain(app, token, cursor).await;
     for _ in 0..300 {

@@ -3,18 +3,22 @@
 //! it now), and a bump of the change counters of the society, of each table changed and, when they changed, of the
 //! catalogues.
 //!
-//! On PostgreSQL an event's position is the writing transaction's id, raised past its record's latest event: a
-//! transaction that took its id before another but changed the record after that one committed would otherwise sort
-//! first. On SQLite, with one writer at a time, the id orders the feed and the position is 0.
+//! A society's events take the next positions of its feed: one statement per society adds their number to its row
+//! of `society_feeds` (made by the first) and gives them the positions up to the new head. That row stays locked
+//! from the bump until the transaction commits, so a later writer of the society waits at its own bump until this
+//! one has committed: within a society, positions are commit order, and no event can commit behind one a reader has
+//! already seen. Writers of one society queue only for that instant; other societies' do not meet. Each statement
+//! names its one society as a parameter, so on Citus it runs on the node that holds the society.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
 use sqlx::{PgConnection, SqliteConnection};
 
 use super::changes::{Change, Changes, Listed};
 use super::payload::{gone, RENDER_PAGE};
 use super::EventResource;
-use crate::inserts::insert_statements;
+use crate::inserts::{insert_statements, ROWS_PER_STATEMENT};
 use crate::sql::{bind_args, Arg, Batch, Dialect, Sql, IDS_PER_QUERY};
 use crate::{now_millis, Render};
 
@@ -34,87 +38,154 @@ struct Counters {
     reference: bool,
 }
 
-/// PostgreSQL: an event's position ([`Ready`] as `w`, the transaction's id as `x.tx`): a created record has no earlier
-/// event to follow.
-const POSTGRES_POSITION: &str = "CASE WHEN w.action = 'created' THEN x.tx ELSE GREATEST(x.tx, COALESCE((SELECT \
-     max(o.position) FROM events o WHERE o.society_id = w.society_id AND o.resource = w.resource \
-     AND o.resource_id = w.resource_id), 0)) END";
+/// The events of a page by society, each with the tables whose counters it bumps with them (none but on the last
+/// page), in the order of the societies' ids: writers of several societies lock their feeds in one order.
+fn by_society(events: Vec<Ready>, counters: Option<&Counters>) -> BTreeMap<i64, (Vec<Ready>, Vec<&'static str>)> {
+    let mut societies: BTreeMap<i64, (Vec<Ready>, Vec<&'static str>)> = BTreeMap::new();
+    for event in events {
+        societies.entry(event.society_id).or_default().0.push(event);
+    }
+    for (society_id, table) in counters.into_iter().flat_map(|counters| counters.tables.iter()) {
+        societies.entry(*society_id).or_default().1.push(table);
+    }
+    societies
+}
 
-/// PostgreSQL: events from six arrays of their columns (`$1` to `$6`: society, resource, record, action, time,
-/// payload), and the counters of the societies and tables of two more (`$7`, `$8`), the catalogues' when `$9`.
-static POSTGRES_WRITE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "WITH x AS (SELECT pg_current_xact_id()::text::bigint AS tx), \
-         written AS (INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-         SELECT w.society_id, {POSTGRES_POSITION}, x.tx, w.resource, w.resource_id, w.action, w.occurred_at, w.payload \
-         FROM x, unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[]) \
-         AS w(society_id, resource, resource_id, action, occurred_at, payload) \
-         ORDER BY w.society_id, w.resource, w.resource_id), \
-         tables AS (INSERT INTO table_versions (society_id, table_name, slot, version) \
-         SELECT v.society_id, v.table_name, x.tx % 16, 1 FROM x, unnest($7::bigint[], $8::text[]) AS v(society_id, table_name) \
-         ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1), \
-         reference AS (UPDATE reference_version SET version = version + 1 WHERE id = 1 AND $9) \
-         INSERT INTO society_versions (society_id, slot, version) \
-         SELECT DISTINCT v.society_id, x.tx % 16, 1 FROM x, unnest($7::bigint[]) AS v(society_id) \
+/// PostgreSQL: a society's feed (`$1`) moved on by its number of events (`$2`), answering its new head.
+const POSTGRES_FEED: &str = "INSERT INTO society_feeds (society_id, head, pruned_position, pruned_id) \
+     VALUES ($1::bigint, $2::bigint, 0, 0) \
+     ON CONFLICT (society_id) DO UPDATE SET head = society_feeds.head + EXCLUDED.head RETURNING head";
+
+/// PostgreSQL: the change-counter slot a writer bumps. Writers on other connections mostly bump other slots, so
+/// those that write no event (a job's lease) do not queue on one row; readers add the slots up.
+const POSTGRES_SLOT: &str = "pg_backend_pid() % 16";
+
+/// PostgreSQL: a society's events (`$1`), one statement per society, in the three shapes of [`postgres_statement`].
+/// With events, their insert is the statement's main query: PostgreSQL runs it, and the feed's bump it reads, before
+/// the `WITH` clauses nothing reads, so every writer of a society locks its feed before its counters' slots, and two
+/// writers never wait for each other's in turn.
+static POSTGRES_STATEMENTS: LazyLock<[String; 3]> = LazyLock::new(|| {
+    let events = "INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
+         SELECT $1::bigint, feed.head - $2::bigint + w.n, w.resource, w.resource_id, w.action, w.occurred_at, \
+         w.payload FROM feed, unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[]) WITH ORDINALITY \
+         AS w(resource, resource_id, action, occurred_at, payload, n)";
+    let tables = |tables: usize| {
+        format!(
+            "INSERT INTO table_versions (society_id, table_name, slot, version) \
+             SELECT $1::bigint, t.name, {POSTGRES_SLOT}, 1 FROM unnest(${tables}::text[]) AS t(name) \
+             ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1"
+        )
+    };
+    let society = format!(
+        "INSERT INTO society_versions (society_id, slot, version) VALUES ($1::bigint, {POSTGRES_SLOT}, 1) \
          ON CONFLICT (society_id, slot) DO UPDATE SET version = society_versions.version + 1"
-    )
+    );
+    [
+        format!("WITH feed AS ({POSTGRES_FEED}) {events}"),
+        format!("WITH tables AS ({}) {society}", tables(2)),
+        format!(
+            "WITH feed AS ({POSTGRES_FEED}), tables AS ({}), society AS ({society}) {events}",
+            tables(8)
+        ),
+    ]
 });
 
-/// Writes `events` and, when given, bumps `counters` on PostgreSQL, in one statement.
+/// PostgreSQL: the statement writing a society's events (`$1`: the society; `$2`: how many; `$3` to `$7`: arrays of
+/// their resources, records, actions, times and payloads) and bumping the counters of its tables (the next
+/// parameter, an array of their names) and its own: the events' part when it has events, the counters' when tables.
+fn postgres_statement(events: bool, tables: bool) -> Option<&'static str> {
+    match (events, tables) {
+        (true, false) => Some(&POSTGRES_STATEMENTS[0]),
+        (false, true) => Some(&POSTGRES_STATEMENTS[1]),
+        (true, true) => Some(&POSTGRES_STATEMENTS[2]),
+        (false, false) => None,
+    }
+}
+
+/// Writes `events` and, when given, bumps `counters` on PostgreSQL: one statement per society.
 async fn write_page_postgres(
     conn: &mut PgConnection,
     events: Vec<Ready>,
     counters: Option<&Counters>,
 ) -> Result<(), sqlx::Error> {
-    let (societies, tables): (Vec<i64>, Vec<&str>) = counters
-        .map(|counters| counters.tables.iter().copied().unzip())
-        .unwrap_or_default();
-    sqlx::query(&POSTGRES_WRITE)
-        .bind(events.iter().map(|event| event.society_id).collect::<Vec<_>>())
-        .bind(events.iter().map(|event| event.resource).collect::<Vec<_>>())
-        .bind(events.iter().map(|event| event.id).collect::<Vec<_>>())
-        .bind(events.iter().map(|event| event.action.as_str()).collect::<Vec<_>>())
-        .bind(events.iter().map(|event| event.occurred_at).collect::<Vec<_>>())
-        .bind(events.iter().map(|event| event.payload.as_str()).collect::<Vec<_>>())
-        .bind(societies)
-        .bind(tables)
-        .bind(counters.is_some_and(|counters| counters.reference))
-        .execute(&mut *conn)
-        .await?;
+    for (society_id, (events, tables)) in by_society(events, counters) {
+        let Some(statement) = postgres_statement(!events.is_empty(), !tables.is_empty()) else {
+            continue;
+        };
+        let mut query = sqlx::query(statement).bind(society_id);
+        if !events.is_empty() {
+            query = query
+                .bind(i64::try_from(events.len()).unwrap_or(i64::MAX))
+                .bind(events.iter().map(|event| event.resource).collect::<Vec<_>>())
+                .bind(events.iter().map(|event| event.id).collect::<Vec<_>>())
+                .bind(events.iter().map(|event| event.action.as_str()).collect::<Vec<_>>())
+                .bind(events.iter().map(|event| event.occurred_at).collect::<Vec<_>>())
+                .bind(events.iter().map(|event| event.payload.as_str()).collect::<Vec<_>>());
+        }
+        if !tables.is_empty() {
+            query = query.bind(tables);
+        }
+        query.execute(&mut *conn).await?;
+    }
+    if counters.is_some_and(|counters| counters.reference) {
+        sqlx::query("UPDATE reference_version SET version = version + 1 WHERE id = 1")
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
 }
 
-/// SQLite: the start and end of a statement writing events, six values a row.
+/// SQLite: the start and end of a statement writing one society's events (the first two values: the society, twice),
+/// six values a row: the event's place among its society's in this statement (its head's last, 0, and those before
+/// it below), then its columns.
 const SQLITE_EVENTS: (&str, &str) = (
-    "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-     SELECT column1, 0, 0, column2, column3, column4, column5, column6 FROM (VALUES ",
+    "INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) \
+     SELECT ?, (SELECT head FROM society_feeds WHERE society_id = ?) + column1, column2, column3, column4, column5, \
+     column6 FROM (VALUES ",
     ")",
 );
 
-/// Writes `events` and, when given, bumps `counters` on SQLite, in one hand-off to its worker thread.
+/// Writes `events` and, when given, bumps `counters` on SQLite, in one hand-off to its worker thread: for each
+/// society, its feed's bump, then its events at the positions up to the new head.
 async fn write_page_sqlite(
     conn: &mut SqliteConnection,
     events: Vec<Ready>,
     counters: Option<&Counters>,
 ) -> Result<(), sqlx::Error> {
-    let values: Vec<Arg> = events
-        .into_iter()
-        .flat_map(|event| {
-            [
-                Arg::Int(event.society_id),
-                Arg::Text(event.resource.to_owned()),
-                Arg::Int(event.id),
-                Arg::Text(event.action),
-                Arg::Int(event.occurred_at),
-                Arg::Text(event.payload),
-            ]
-        })
-        .collect();
-    let (before, after) = SQLITE_EVENTS;
     let mut sql = Sql::default();
-    for statement in insert_statements(Dialect::Sqlite, before, after, 6, values) {
-        sql.push(&statement.text).push(";\n");
-        sql.args.extend(statement.args);
+    for (society_id, (events, _)) in by_society(events, None) {
+        let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+        sql.push(
+            "INSERT INTO society_feeds (society_id, head, pruned_position, pruned_id) VALUES (?, ?, 0, 0) \
+             ON CONFLICT (society_id) DO UPDATE SET head = head + excluded.head;\n",
+        );
+        sql.args.extend([Arg::Int(society_id), Arg::Int(count)]);
+        let (before, after) = SQLITE_EVENTS;
+        let mut offsets = 1 - count..;
+        let mut events = events.into_iter().peekable();
+        // A statement of its own for each chunk of rows, which names the society in its first two values.
+        while events.peek().is_some() {
+            let values: Vec<Arg> = events
+                .by_ref()
+                .take(ROWS_PER_STATEMENT)
+                .zip(offsets.by_ref())
+                .flat_map(|(event, offset)| {
+                    [
+                        Arg::Int(offset),
+                        Arg::Text(event.resource.to_owned()),
+                        Arg::Int(event.id),
+                        Arg::Text(event.action),
+                        Arg::Int(event.occurred_at),
+                        Arg::Text(event.payload),
+                    ]
+                })
+                .collect();
+            for statement in insert_statements(Dialect::Sqlite, before, after, 6, values) {
+                sql.push(&statement.text).push(";\n");
+                sql.args.extend([Arg::Int(society_id), Arg::Int(society_id)]);
+                sql.args.extend(statement.args);
+            }
+        }
     }
     if let Some(counters) = counters {
         if !counters.tables.is_empty() {
@@ -278,55 +349,69 @@ committer!(pub(crate) write_sqlite, SqliteConnection, sqlite, write_page_sqlite)
 committer!(pub(crate) write_postgres, PgConnection, postgres, write_page_postgres);
 
 /// PostgreSQL: a write's events, all handed over rendered, and its counters, as the last statements of `batch`,
-/// which runs as one statement in a transaction of its own ([`crate::write::WriteTx::commit_with`]).
+/// which runs as one statement in a transaction of its own ([`crate::write::WriteTx::commit_with`]): for each society,
+/// its counters, its feed's bump, and its events at the positions the bump answers. The last society's events are
+/// the query's main statement, so its feed is locked first (see [`POSTGRES_STATEMENTS`]).
 pub(crate) fn append_postgres(batch: &mut Batch, changes: Changes) {
     let tables = changes.counted_tables();
+    let mut records: BTreeMap<i64, Vec<(&'static str, i64, Change)>> = BTreeMap::new();
+    for ((society_id, resource, id), change) in changes.records {
+        records.entry(society_id).or_default().push((resource, id, change));
+    }
     let society_ids: BTreeSet<i64> = tables.iter().map(|(society_id, _)| *society_id).collect();
-    let tx = "(SELECT pg_current_xact_id()::text::bigint)";
-    if !tables.is_empty() {
+    for society_id in society_ids {
         let sql = batch.statement();
         sql.push("INSERT INTO table_versions (society_id, table_name, slot, version) VALUES ");
-        for (index, (society_id, table)) in tables.iter().enumerate() {
+        for (index, (_, table)) in tables.iter().filter(|(society, _)| *society == society_id).enumerate() {
             sql.push(if index == 0 { "(" } else { ", (" })
-                .arg(Arg::Int(*society_id))
+                .arg(Arg::Int(society_id))
                 .push(", ")
                 .arg(Arg::Text((*table).to_owned()))
-                .push(&format!(", {tx} % 16, 1)"));
+                .push(&format!(", {POSTGRES_SLOT}, 1)"));
         }
         sql.push(" ON CONFLICT (society_id, table_name, slot) DO UPDATE SET version = table_versions.version + 1");
-        let sql = batch.statement();
-        sql.push("INSERT INTO society_versions (society_id, slot, version) VALUES ");
-        for (index, society_id) in society_ids.iter().enumerate() {
-            sql.push(if index == 0 { "(" } else { ", (" })
-                .arg(Arg::Int(*society_id))
-                .push(&format!(", {tx} % 16, 1)"));
-        }
-        sql.push(" ON CONFLICT (society_id, slot) DO UPDATE SET version = society_versions.version + 1");
+        batch
+            .statement()
+            .push("INSERT INTO society_versions (society_id, slot, version) VALUES (")
+            .arg(Arg::Int(society_id))
+            .push(&format!(", {POSTGRES_SLOT}, 1)"))
+            .push(" ON CONFLICT (society_id, slot) DO UPDATE SET version = society_versions.version + 1");
     }
-    if changes.records.is_empty() {
-        return;
-    }
-    let sql = batch.statement();
-    sql.push(&format!(
-        "INSERT INTO events (society_id, position, tx, resource, resource_id, action, occurred_at, payload) \
-         SELECT w.society_id, {POSTGRES_POSITION}, x.tx, w.resource, w.resource_id, w.action, w.occurred_at, w.payload \
-         FROM (SELECT pg_current_xact_id()::text::bigint AS tx) x, (VALUES "
-    ));
-    for (index, ((society_id, resource, id), change)) in changes.records.into_iter().enumerate() {
-        let (occurred_at, payload) = change.rendered.unwrap_or_default();
-        sql.push(if index == 0 { "(" } else { ", (" })
+    for (society_id, events) in records {
+        let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+        let (sql, feed) = batch.statement_read_by_next();
+        sql.push("INSERT INTO society_feeds (society_id, head, pruned_position, pruned_id) VALUES (")
             .arg(Arg::Int(society_id))
             .push("::bigint, ")
-            .arg(Arg::Text(resource.to_owned()))
-            .push(", ")
-            .arg(Arg::Int(id))
-            .push("::bigint, ")
-            .arg(Arg::Text(change.action.to_owned()))
-            .push(", ")
-            .arg(Arg::Int(occurred_at))
-            .push("::bigint, ")
-            .arg(Arg::Text(payload))
-            .push(")");
+            .arg(Arg::Int(count))
+            .push(
+                "::bigint, 0, 0) ON CONFLICT (society_id) DO UPDATE SET head = society_feeds.head + EXCLUDED.head \
+                 RETURNING head",
+            );
+        let sql = batch.statement();
+        sql.push(
+            "INSERT INTO events (society_id, position, resource, resource_id, action, occurred_at, payload) SELECT ",
+        )
+        .arg(Arg::Int(society_id))
+        .push("::bigint, feed.head - ")
+        .arg(Arg::Int(count))
+        .push(&format!(
+            "::bigint + w.n, w.resource, w.resource_id, w.action, w.occurred_at, w.payload FROM {feed} feed, (VALUES "
+        ));
+        for (index, (resource, id, change)) in events.into_iter().enumerate() {
+            let (occurred_at, payload) = change.rendered.unwrap_or_default();
+            sql.push(if index == 0 { "(" } else { ", (" })
+                .arg(Arg::Text(resource.to_owned()))
+                .push(", ")
+                .arg(Arg::Int(id))
+                .push("::bigint, ")
+                .arg(Arg::Text(change.action.to_owned()))
+                .push(", ")
+                .arg(Arg::Int(occurred_at))
+                .push("::bigint, ")
+                .arg(Arg::Text(payload))
+                .push(&format!(", {}::bigint)", index + 1));
+        }
+        sql.push(") AS w(resource, resource_id, action, occurred_at, payload, n)");
     }
-    sql.push(") AS w(society_id, resource, resource_id, action, occurred_at, payload)");
 }

@@ -1,13 +1,17 @@
-//! Reading the feed after a cursor, and pruning it after the retention period.
+//! Reading one society's feed after a cursor, and pruning it after the retention period.
 //!
-//! The order is (position, id). SQLite commits one writer at a time, so ids are commit order and every position
-//! is 0. On PostgreSQL an id taken early can commit late, so a reader returns only events whose position is below
-//! the oldest transaction its snapshot saw still running ([`POSTGRES_HORIZON`]): every transaction below it has
-//! ended, so no event can later appear before a cursor already handed out. A later change of a record is never
-//! placed before an earlier one (see [`super::payload`]). The price: a long writing transaction on the same database
-//! (an operator's import of a million plots) holds the feed back until it ends. Events are delayed, never missed.
+//! Each society's events are ordered by (position, id). A write's commit gives its events the next positions of its
+//! society's row of `society_feeds` and holds that row's lock until it commits (see [`super::commit`]), so within a
+//! society positions are commit order: an event a reader sees has every earlier position of its society committed
+//! before it, and nothing can later appear before a cursor already handed out. No reader waits for a writer, and no
+//! transaction id or snapshot takes part, so the same order holds on SQLite, PostgreSQL and Citus. Events written
+//! before positions were per society keep theirs (transaction ids on PostgreSQL, 0 on SQLite, where ids were commit
+//! order), all below the heads migration 27 set: the id orders those of one position, and their cursors still read.
+//!
+//! A cursor names the database's feed identity (made once by migration 27), its society and its place; whether a
+//! cursor is one this feed answered is decided by [`FeedStart::place`].
 
-use domain::events::{EventCursor, EventTypes, FeedStart};
+use domain::events::{EventCursor, EventTypes, Feed, FeedPlace, FeedRefusal, FeedStart};
 
 use crate::db::{with_reader, with_writer};
 use crate::sql::{bind_args, Arg, Dialect, Sql};
@@ -20,7 +24,7 @@ crate::row_by_position! {
     pub struct StoredEvent {
         /// Its id.
         pub id: i64,
-        /// Its place in the feed's order.
+        /// Its place in its society's commit order.
         pub position: i64,
         /// The record's resource (`work_order`).
         pub resource: String,
@@ -36,23 +40,25 @@ crate::row_by_position! {
 }
 
 crate::row_by_position! {
-    /// A place in the feed: the pruning mark's, or the head's.
-    struct Mark {
-        position: i64,
-        id: i64,
+    /// A society's row of `society_feeds`: its head and its pruning mark.
+    struct FeedRow {
+        head: i64,
+        pruned_position: i64,
+        pruned_id: i64,
     }
 }
 
-impl From<Mark> for EventCursor {
-    fn from(Mark { position, id }: Mark) -> Self {
-        EventCursor { position, id }
+crate::row_by_position! {
+    /// The database's feed identity.
+    struct IdentityRow {
+        identity: String,
     }
 }
 
 impl StoredEvent {
-    /// The cursor just after this event.
-    pub fn cursor(&self) -> EventCursor {
-        EventCursor {
+    /// The place just after this event.
+    pub fn place(&self) -> FeedPlace {
+        FeedPlace {
             position: self.position,
             id: self.id,
         }
@@ -70,49 +76,32 @@ pub struct FeedPage {
     pub has_more: bool,
 }
 
-/// Why the feed cannot be read from where the caller asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeedRefusal {
-    /// Events after the cursor have been pruned: the client must resync.
-    Expired,
-}
-
-/// The position below which every writer of this database has ended, as the statement's snapshot sees it: the
-/// smallest transaction it saw running, or the next to start. A transaction still running on another database of
-/// the cluster (whose ids are shared) cannot write these events and is left out, so another database's long
-/// transaction does not hold this feed back; one that has ended since the snapshot counts, to be safe.
-const POSTGRES_HORIZON: &str =
-    "(SELECT COALESCE(MIN(running.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint) \
-     FROM (SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) x) running \
-     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname <> current_database() \
-     AND a.backend_xid IS NOT NULL AND a.backend_xid::text::bigint = running.xid % 4294967296))";
-
-/// The condition that holds back events a running transaction could still precede (PostgreSQL; see the module).
-fn horizon(dialect: Dialect) -> String {
+/// How many ranges of the feed's index [`after`] reads the events after a place in.
+fn ranges(dialect: Dialect) -> usize {
     match dialect {
-        Dialect::Sqlite => String::new(),
-        Dialect::Postgres => format!(" AND position < {POSTGRES_HORIZON}"),
+        Dialect::Sqlite => 2,
+        Dialect::Postgres => 1,
     }
 }
 
-/// `AND (position, id) > cursor`, in the form each backend walks as a range of the feed's index, so a page costs
-/// its own events however long the feed is. An `OR` of the two columns' conditions was walked from the society's
-/// first event on both, and so was a row value on SQLite: their pages grew slower as the feed grew, where the range's
-/// do not. On SQLite every position is 0 (ids are commit order, migration 0013) and a cursor
-/// before the pruning mark, as one with a negative position is, was refused: so the events after a cursor are those
-/// of its position with a larger id.
-fn after(sql: &mut Sql, dialect: Dialect, cursor: EventCursor) {
-    match dialect {
-        Dialect::Sqlite => sql
+/// `AND (position, id) > place`, or its part `range` of [`ranges`]: each a range of the feed's index that one
+/// `SELECT` walks, so a page costs its own events however long the feed is. PostgreSQL walks the row comparison as
+/// one range. SQLite walked a row value, as both walked an `OR` of the two columns' conditions, from the society's
+/// first event, and their pages grew slower as the feed grew: there the events after a place are those of its
+/// position with a larger id, then those of the positions after it, two ranges read by two `SELECT`s.
+fn after(sql: &mut Sql, dialect: Dialect, place: FeedPlace, range: usize) {
+    match (dialect, range) {
+        (Dialect::Sqlite, 0) => sql
             .push(" AND position = ")
-            .arg(Arg::Int(cursor.position))
+            .arg(Arg::Int(place.position))
             .push(" AND id > ")
-            .arg(Arg::Int(cursor.id)),
-        Dialect::Postgres => sql
+            .arg(Arg::Int(place.id)),
+        (Dialect::Sqlite, _) => sql.push(" AND position > ").arg(Arg::Int(place.position)),
+        (Dialect::Postgres, _) => sql
             .push(" AND (position, id) > (")
-            .arg(Arg::Int(cursor.position))
+            .arg(Arg::Int(place.position))
             .push(", ")
-            .arg(Arg::Int(cursor.id))
+            .arg(Arg::Int(place.id))
             .push(")"),
     };
 }
@@ -135,6 +124,44 @@ fn of_types(sql: &mut Sql, dialect: Dialect, types: &EventTypes) {
     };
 }
 
+/// The statement reading a page of `society_id`'s events after `place`: at most `size + 1` of `types` (all when
+/// empty), and with a filter the last event of any type too, whose `resource` is empty.
+fn page_statement(dialect: Dialect, society_id: i64, place: FeedPlace, types: &EventTypes, size: u32) -> Sql {
+    let mut sql = Sql::default();
+    for range in 0..ranges(dialect) {
+        sql.push(if range == 0 {
+            "SELECT * FROM ("
+        } else {
+            " UNION ALL SELECT * FROM ("
+        })
+        .push(
+            "SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ",
+        )
+        .arg(Arg::Int(society_id));
+        after(&mut sql, dialect, place, range);
+        if !types.0.is_empty() {
+            of_types(&mut sql, dialect, types);
+        }
+        sql.push(" ORDER BY position, id LIMIT ")
+            .arg(Arg::Int(i64::from(size) + 1))
+            .push(&format!(") matching_{range}"));
+    }
+    // With a filter, the same statement (so the same snapshot) also finds the last readable event of any type: when
+    // no more events of these types are readable, the next read can start past the others read so far.
+    if !types.0.is_empty() {
+        for range in 0..ranges(dialect) {
+            sql.push(
+                " UNION ALL SELECT id, position, '' AS resource, '' AS action, 0 AS resource_id, 0 AS occurred_at, \
+                 NULL AS payload FROM (SELECT id, position FROM events WHERE society_id = ",
+            )
+            .arg(Arg::Int(society_id));
+            after(&mut sql, dialect, place, range);
+            sql.push(&format!(" ORDER BY position DESC, id DESC LIMIT 1) latest_{range}"));
+        }
+    }
+    sql
+}
+
 impl Store {
     /// The caller's events after `start`, at most `size`, of the `types` asked for (all when empty).
     #[tracing::instrument(skip(self, scope, types), fields(society = scope.society_id()))]
@@ -147,47 +174,30 @@ impl Store {
     ) -> Result<Result<FeedPage, FeedRefusal>, StoreError> {
         let dialect = self.dialect();
         let society_id = scope.society_id();
-        let pruned = self
-            .feed_mark("SELECT position, event_id FROM events_pruned WHERE id = 1")
-            .await?;
-        let cursor = match start {
-            FeedStart::Beginning => pruned,
-            FeedStart::After(cursor) if cursor < pruned => return Ok(Err(FeedRefusal::Expired)),
-            FeedStart::After(cursor) => cursor,
-            FeedStart::Now => self.feed_head().await?.max(pruned),
-        };
-        let mut matching = Sql::default();
-        matching
-            .push("SELECT id, position, resource, action, resource_id, occurred_at, payload FROM events WHERE society_id = ")
-            .arg(Arg::Int(society_id));
-        after(&mut matching, dialect, cursor);
-        matching.push(&horizon(dialect));
-        if !types.0.is_empty() {
-            of_types(&mut matching, dialect, types);
-        }
-        matching
-            .push(" ORDER BY position, id LIMIT ")
-            .arg(Arg::Int(i64::from(size) + 1));
-        // With a filter, the same statement (so the same snapshot) also finds the last readable event of any type:
-        // when no more events of these types are readable, the next read can start past the others read so far.
+        let database = self.feed_identity().await?;
         let mut sql = Sql::default();
-        sql.push("SELECT * FROM (").push(&matching.text).push(") matching");
-        sql.args = matching.args;
-        if !types.0.is_empty() {
-            sql.push(
-                " UNION ALL SELECT id, position, '' AS resource, '' AS action, 0 AS resource_id, 0 AS occurred_at, \
-                 NULL AS payload FROM (SELECT id, position FROM events WHERE society_id = ",
-            )
+        sql.push("SELECT head, pruned_position, pruned_id FROM society_feeds WHERE society_id = ")
             .arg(Arg::Int(society_id));
-            after(&mut sql, dialect, cursor);
-            sql.push(&horizon(dialect))
-                .push(" ORDER BY position DESC, id DESC LIMIT 1) latest");
-        }
+        let row: Option<FeedRow> = self.select_rows(&sql).await?.pop();
+        let feed = Feed {
+            database: &database,
+            society_id,
+            head: row.as_ref().map_or(0, |row| row.head),
+            pruned: row.map_or_else(FeedPlace::default, |row| FeedPlace {
+                position: row.pruned_position,
+                id: row.pruned_id,
+            }),
+        };
+        let place = match start.place(&feed) {
+            Ok(place) => place,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        let sql = page_statement(dialect, society_id, place, types, size);
         // On SQLite the page is read as a list page is, over the request threads' own connections: the whole feed in
         // order is a walk of its index bounded by the page. A type filter may pass over many events to find a few, so
         // that statement runs on the blocking threads. On PostgreSQL the request reads' connections measured slower
         // for a feed page than sqlx's pool, so the page stays on the pool.
-        let rows: Vec<StoredEvent> = match self.dialect() {
+        let rows: Vec<StoredEvent> = match dialect {
             Dialect::Sqlite if types.0.is_empty() => self.select_rows(&sql).await?,
             Dialect::Sqlite => self.select_rows_unbounded(sql).await?,
             Dialect::Postgres => with_reader!(&self.db, pool => {
@@ -196,14 +206,18 @@ impl Store {
         };
         let (mut events, latest): (Vec<StoredEvent>, Vec<StoredEvent>) =
             rows.into_iter().partition(|event| !event.resource.is_empty());
-        events.sort_by_key(StoredEvent::cursor);
+        events.sort_by_key(StoredEvent::place);
         let has_more = events.len() > size as usize;
         events.truncate(size as usize);
-        let mut next = events.last().map_or(cursor, StoredEvent::cursor);
-        if let (false, Some(latest)) = (has_more, latest.first()) {
-            next = next.max(latest.cursor());
+        let mut next = events.last().map_or(place, StoredEvent::place);
+        if let (false, Some(latest)) = (has_more, latest.iter().map(StoredEvent::place).max()) {
+            next = next.max(latest);
         }
-        Ok(Ok(FeedPage { events, next, has_more }))
+        Ok(Ok(FeedPage {
+            events,
+            next: feed.cursor(next),
+            has_more,
+        }))
     }
 
     /// One of the caller's events by id, while it is kept.
@@ -218,53 +232,73 @@ impl Store {
         Ok(self.select_rows(&sql).await?.pop())
     }
 
-    /// The cursor before every event not yet readable: on PostgreSQL the horizon, on SQLite the last event written.
-    async fn feed_head(&self) -> Result<EventCursor, StoreError> {
-        match self.dialect() {
-            Dialect::Sqlite => self.feed_mark("SELECT 0, COALESCE(MAX(id), 0) FROM events").await,
-            Dialect::Postgres => {
-                self.feed_mark(&format!("SELECT {POSTGRES_HORIZON}, CAST(0 AS BIGINT)"))
-                    .await
-            }
-        }
+    /// The database's feed identity (migration 27), read once per process.
+    async fn feed_identity(&self) -> Result<std::sync::Arc<str>, StoreError> {
+        let identity = self
+            .feed_identity
+            .get_or_try_init(|| async {
+                let sql = Sql {
+                    text: "SELECT identity FROM feed_identity WHERE id = 1".to_owned(),
+                    args: Vec::new(),
+                };
+                let row: Option<IdentityRow> = self.lookup_rows(&sql).await?.pop();
+                row.map(|row| std::sync::Arc::from(row.identity))
+                    .ok_or_else(|| StoreError::from(sqlx::Error::RowNotFound))
+            })
+            .await?;
+        Ok(std::sync::Arc::clone(identity))
     }
 
-    /// The one place in the feed that `select` (a position and an id) reads.
-    async fn feed_mark(&self, select: &str) -> Result<EventCursor, StoreError> {
-        let mut sql = Sql::default();
-        sql.push(select);
-        let mark: Option<Mark> = self.select_rows(&sql).await?.pop();
-        mark.map(EventCursor::from)
-            .ok_or_else(|| StoreError::from(sqlx::Error::RowNotFound))
-    }
-
-    /// Deletes the events that occurred before `before` (epoch ms) and moves the pruning mark past them, so a
-    /// cursor among them is refused rather than silently skipping what was deleted. Answers how many it deleted.
+    /// Deletes the events that occurred before `before` (epoch ms), society by society, and moves each society's
+    /// pruning mark past them, so a cursor among them is refused rather than silently skipping what was deleted.
+    /// Answers how many it deleted.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
+        let societies = Sql {
+            text:
+                "/* all societies: retention prunes each one's events in turn */ SELECT id FROM societies ORDER BY id"
+                    .to_owned(),
+            args: Vec::new(),
+        };
+        let societies: Vec<SocietyRow> = self.lookup_rows(&societies).await?;
+        let mut deleted = 0;
+        for society in societies {
+            deleted += self.prune_society(society.id, before).await?;
+        }
+        Ok(deleted)
+    }
+
+    /// [`Self::prune_events`] for one society, in a transaction of its own: the society's writers wait for its mark
+    /// to move only while its own events are deleted.
+    async fn prune_society(&self, society_id: i64, before: i64) -> Result<u64, StoreError> {
         with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let mark: Option<(i64, i64)> = sqlx::query_as(
-                "SELECT position, id FROM events WHERE occurred_at < $1 ORDER BY position DESC, id DESC LIMIT 1",
+                "SELECT position, id FROM events WHERE society_id = $1 AND occurred_at < $2 \
+                 ORDER BY position DESC, id DESC LIMIT 1",
             )
+            .bind(society_id)
             .bind(before)
             .fetch_optional(&mut *tx)
             .await?;
             let Some((position, id)) = mark else {
+                tx.rollback().await?;
                 return Ok(0);
             };
-            // The events that occurred before `before`, through their age's index: deleting by the feed's order up
-            // to the mark read the whole table on PostgreSQL, where no index leads with the position, every round.
-            // An event that sorts before the mark yet occurred after `before` (its transaction took its position
-            // early) stays until it ages out: no cursor reads it, as the mark refuses every cursor before it.
-            let deleted = sqlx::query("DELETE FROM events WHERE occurred_at < $1")
+            // The events that occurred before `before`, through their age's index. An event that sorts before the
+            // mark yet occurred after `before` (its writer stamped it before another's that committed first) stays
+            // until it ages out: no cursor reads it, as the mark refuses every cursor before it.
+            let deleted = sqlx::query("DELETE FROM events WHERE society_id = $1 AND occurred_at < $2")
+                .bind(society_id)
                 .bind(before)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
             sqlx::query(
-                "UPDATE events_pruned SET position = $1, event_id = $2 \
-                 WHERE id = 1 AND (position < $1 OR position = $1 AND event_id < $2)",
+                "INSERT INTO society_feeds (society_id, head, pruned_position, pruned_id) VALUES ($1, $2, $2, $3) \
+                 ON CONFLICT (society_id) DO UPDATE SET pruned_position = $2, pruned_id = $3 \
+                 WHERE society_feeds.pruned_position < $2 OR society_feeds.pruned_position = $2 AND society_feeds.pruned_id < $3",
             )
+            .bind(society_id)
             .bind(position)
             .bind(id)
             .execute(&mut *tx)
@@ -272,6 +306,13 @@ impl Store {
             tx.commit().await?;
             Ok(deleted)
         })
+    }
+}
+
+crate::row_by_position! {
+    /// A society's id.
+    struct SocietyRow {
+        id: i64,
     }
 }
 
@@ -302,12 +343,8 @@ mod tests {
         }
     }
 
-    /// A write whose caller gives up at any point (a request whose client left) must leave the one SQLite writer
-    /// connection usable. sqlx left it inside a transaction nobody owned when the caller was cancelled between the
-    /// begin and its check, and every later write failed.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn writes_cancelled_anywhere_leave_the_writer_usable() {
-        let scratch = std::env::temp_dir().join(format!("cancelled-writes-{}.sqlite", std::process::id()));
+    /// A migrated SQLite store on the file `scratch`.
+    async fn migrated_scratch(scratch: &std::path::Path) -> Store {
         let config = StoreConfig {
             pool: PoolOptions::default(),
             auth: AuthConfig::throwaway(),
@@ -317,6 +354,42 @@ mod tests {
             .await
             .expect("connect");
         store.migrate().await.expect("migrate");
+        store
+    }
+
+    /// Each database's schema makes its own feed identity, which every cursor names: a cursor of another database
+    /// (another deployment, or this one before `demo --reset`) is told apart from this one's.
+    #[tokio::test]
+    async fn each_database_makes_its_own_feed_identity() {
+        let mut identities = Vec::new();
+        for name in ["one", "two"] {
+            let scratch = std::env::temp_dir().join(format!("feed-identity-{name}-{}.sqlite", std::process::id()));
+            let store = migrated_scratch(&scratch).await;
+            let identity = store.feed_identity().await.expect("its identity");
+            assert_eq!(identity.len(), 16, "{identity}");
+            assert!(identity.bytes().all(|byte| byte.is_ascii_hexdigit()), "{identity}");
+            identities.push(identity);
+            store.close().await;
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", scratch.display()));
+            }
+        }
+        assert_ne!(identities[0], identities[1]);
+    }
+
+    /// A write whose caller gives up at any point (a request whose client left) must leave the one SQLite writer
+    /// connection usable. sqlx left it inside a transaction nobody owned when the caller was cancelled between the
+    /// begin and its check, and every later write failed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writes_cancelled_anywhere_leave_the_writer_usable() {
+        let scratch = std::env::temp_dir().join(format!("cancelled-writes-{}.sqlite", std::process::id()));
+        let store = migrated_scratch(&scratch).await;
+        // Pruning writes society by society: one society to prune.
+        store
+            .admin()
+            .create_society("Poda S.A.", "AR", None)
+            .await
+            .expect("a society");
         for round in 0..600_usize {
             // Give up after the write has waited `round % 16` times: at every await of the begin in turn.
             let limit = round % 16;

@@ -8,6 +8,6 @@ mod feed;
 mod payload;
 
 pub(crate) use changes::{Changes, Listed};
-pub use feed::{FeedPage, FeedRefusal, StoredEvent};
+pub use feed::{FeedPage, StoredEvent};
 pub use payload::EventResource;
 pub(crate) use payload::{encode, records, Rendering};

@@ -7,9 +7,8 @@
 //!   cursor, compare-and-set: of two processes that read the same page, one moves the cursor and the other's
 //!   transaction changes nothing, so no event is queued twice (the unique index on endpoint and event is the second
 //!   guard).
-//! - **Claim**: like jobs (see [`crate::jobs`]), a delivery is held under a lease; PostgreSQL claims with
-//!   `FOR UPDATE SKIP LOCKED`. A process killed mid-delivery leaves its lease to run out, and the delivery is claimed
-//!   and sent again: delivery is at least once, and receivers deduplicate by `webhook-id`.
+//! - **Claim**: per society, each society's share of the worker's slots under a lease (see `claims`). A
+//!   worker may hand back what it claimed beyond an endpoint's pace, unsent ([`Store::defer_webhook_deliveries`]).
 //! - **Record**: a 2xx closes the delivery; anything else schedules the next attempt with back-off and jitter. An
 //!   endpoint failing for [`domain::webhooks::GIVE_UP_AFTER`] is disabled (its `state`, and the `webhook_endpoint.disabled` event the
 //!   events core emits for that change) and its waiting deliveries abandoned.
@@ -22,7 +21,7 @@ use serde_json::value::RawValue;
 
 use crate::db::with_writer;
 use crate::events::StoredEvent;
-use crate::sql::{bind_args, Arg, Dialect, Sql};
+use crate::sql::{bind_args, Arg, Sql};
 use crate::write::BeginWrite;
 use crate::{Render, Scope, Store, StoreError};
 
@@ -89,24 +88,6 @@ crate::row_by_position! {
     }
 }
 
-struct ClaimRow {
-    society_id: i64,
-    id: i64,
-    endpoint_id: i64,
-    event_id: i64,
-    body: String,
-    attempts: i64,
-    endpoint: EndpointRow,
-}
-
-#[derive(Clone, sqlx::FromRow)]
-struct EndpointRow {
-    url: String,
-    secret: String,
-    previous_secret: Option<String>,
-    previous_secret_expires_at: Option<i64>,
-}
-
 pub(super) fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
@@ -133,8 +114,12 @@ impl Store {
     /// endpoint; answers how many deliveries it queued.
     #[tracing::instrument(skip(self))]
     pub async fn fan_out_webhooks(&self, page: u32, now: i64) -> Result<usize, StoreError> {
+        // The one statement of a fan-out that cannot name a society: each endpoint's feed is then read, and its
+        // deliveries queued, by statements that name the endpoint's society.
         let enabled = Sql {
-            text: "SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
+            text: "/* all societies: every enabled webhook endpoint and where its fan-out stands in the feed; the \
+                   delivery worker's background sweep, without locks */ \
+                   SELECT e.society_id, e.id, e.types, p.feed_cursor, s.country, s.time_zone FROM webhook_endpoints e \
                    JOIN webhook_progress p ON p.society_id = e.society_id AND p.endpoint_id = e.id \
                    JOIN societies s ON s.id = e.society_id \
                    WHERE e.state = 'enabled' AND e.deleted_at IS NULL ORDER BY e.society_id, e.id"
@@ -161,13 +146,19 @@ impl Store {
         // cursor past other types' events with a second query, which can also pass events of the wanted types that
         // became readable between the two (found by the SIGKILL test on PostgreSQL).
         let types = EventTypes::parse(&endpoint.types).unwrap_or_default();
-        let Ok(feed) = self.event_feed(&scope, start, &EventTypes::default(), page).await? else {
-            // The feed pruned events this endpoint never read: it resumes at the head, and the gap is logged.
-            tracing::error!(
-                endpoint = endpoint.id,
-                "webhook endpoint fell behind the feed's retention"
-            );
-            return self.move_cursor(endpoint, None, &[], now).await;
+        // A cursor written before cursors named their feed reads as it always did; moving on writes one that does.
+        let feed = match self.event_feed(&scope, start, &EventTypes::default(), page).await? {
+            Ok(feed) => feed,
+            // The feed pruned events this endpoint never read, or its cursor is not this feed's (a database copied
+            // from another): it resumes at the head, and the gap is logged.
+            Err(refusal) => {
+                tracing::error!(
+                    endpoint = endpoint.id,
+                    ?refusal,
+                    "the feed no longer serves a webhook endpoint's cursor"
+                );
+                return self.move_cursor(endpoint, None, &[], now).await;
+            }
         };
         let render = scope.render();
         let mut wanted = Vec::with_capacity(feed.events.len());
@@ -245,110 +236,6 @@ impl Store {
             tx.commit().await?;
             Ok(usize::try_from(queued).unwrap_or(usize::MAX))
         })
-    }
-
-    /// Claims up to `limit` deliveries that are due, or whose worker's lease ran out, for `worker` until `now + lease`.
-    /// Deliveries of endpoints deleted or disabled meanwhile are abandoned instead.
-    #[tracing::instrument(skip(self))]
-    pub async fn claim_webhook_deliveries(
-        &self,
-        worker: &str,
-        lease: Duration,
-        limit: u32,
-        now: i64,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        // A delivery's key in the statement that claims it: PostgreSQL's `id` alone has no index (its key leads with
-        // the society), and SQLite's `(society_id, id) IN (…)` over the table being updated matches nothing (3.40,
-        // 3.46), while its `id` is the rowid.
-        let (key, key_columns, skip_locked) = match self.db.dialect() {
-            Dialect::Postgres => ("(society_id, id)", "society_id, id", " FOR UPDATE SKIP LOCKED"),
-            Dialect::Sqlite => ("id", "id", ""),
-        };
-        // Checked only for the deliveries claimed: a check of every due delivery in each claim cost as much as the
-        // backlog was long.
-        let alive = "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = webhook_deliveries.society_id \
-             AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)";
-        // Leases that ran out first, then deliveries due, each in the order of its own index, so that a claim reads
-        // what it takes rather than sorting every due delivery.
-        let claims = [
-            "status = 'delivering' AND locked_until < $3 ORDER BY locked_until",
-            "status = 'pending' AND next_attempt_at <= $3 ORDER BY next_attempt_at, id",
-        ]
-        .map(|due| {
-            format!(
-                "UPDATE webhook_deliveries SET status = CASE WHEN {alive} THEN 'delivering' ELSE 'abandoned' END, \
-                 locked_by = CASE WHEN {alive} THEN $1 END, locked_until = CASE WHEN {alive} THEN $2 END, \
-                 updated_at = $3 \
-                 WHERE {key} IN (SELECT {key_columns} FROM webhook_deliveries WHERE {due} LIMIT $4{skip_locked}) \
-                 RETURNING society_id, id, endpoint_id, event_id, body, attempts, status = 'delivering'"
-            )
-        });
-        let rows: Vec<ClaimRow> = with_writer!(&self.db, pool => {
-            let mut tx = pool.begin_write().await?;
-            let mut claimed: Vec<(i64, i64, i64, i64, String, i64, bool)> = Vec::new();
-            for claim in &claims {
-                let left = i64::from(limit) - i64::try_from(claimed.len()).unwrap_or(i64::MAX);
-                if left <= 0 {
-                    break;
-                }
-                claimed.extend(
-                    sqlx::query_as(claim)
-                        .bind(worker)
-                        .bind(now.saturating_add(millis(lease)))
-                        .bind(now)
-                        .bind(left)
-                        .fetch_all(&mut *tx)
-                        .await?,
-                );
-            }
-            let claimed = claimed.into_iter().filter_map(|(society_id, id, endpoint_id, event_id, body, attempts, held)| {
-                held.then_some((society_id, id, endpoint_id, event_id, body, attempts))
-            });
-            let mut rows = Vec::new();
-            let mut endpoints: Vec<((i64, i64), EndpointRow)> = Vec::new();
-            for (society_id, id, endpoint_id, event_id, body, attempts) in claimed {
-                let endpoint = match endpoints.iter().find(|(key, _)| *key == (society_id, endpoint_id)) {
-                    Some((_, endpoint)) => endpoint.clone(),
-                    None => {
-                        let endpoint: EndpointRow = sqlx::query_as(
-                            "SELECT url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints \
-                             WHERE society_id = $1 AND id = $2",
-                        )
-                        .bind(society_id)
-                        .bind(endpoint_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                        endpoints.push(((society_id, endpoint_id), endpoint.clone()));
-                        endpoint
-                    }
-                };
-                rows.push(ClaimRow { society_id, id, endpoint_id, event_id, body, attempts, endpoint });
-            }
-            tx.commit().await?;
-            rows
-        });
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let endpoint = row.endpoint;
-                let previous = endpoint
-                    .previous_secret
-                    .filter(|_| endpoint.previous_secret_expires_at.is_some_and(|until| until > now));
-                ClaimedDelivery {
-                    society_id: row.society_id,
-                    id: row.id,
-                    endpoint_id: row.endpoint_id,
-                    event_id: row.event_id,
-                    url: endpoint.url,
-                    body: row.body,
-                    secrets: std::iter::once(endpoint.secret)
-                        .chain(previous)
-                        .map(SecretString::from)
-                        .collect(),
-                    attempts: row.attempts,
-                }
-            })
-            .collect())
     }
 
     /// Hands deliveries `worker` holds back unsent, each due again at its own time (epoch ms), without counting an

@@ -1,6 +1,6 @@
 //! Webhook endpoints: their declaration as a read resource, their creation, secret rotation and deletion, and the
-//! delivery history an endpoint's owner reads. How events become deliveries and how deliveries are claimed is in
-//! [`deliveries`]; how their attempts are recorded is in `attempts`.
+//! delivery history an endpoint's owner reads. How events become deliveries is in [`deliveries`]; how deliveries are
+//! claimed is in `claims`; how their attempts are recorded is in `attempts`.
 //!
 //! A society has at most [`MAX_ENDPOINTS`] endpoints: a create counts them under a lock, so concurrent creates
 //! cannot pass the limit together.
@@ -10,6 +10,7 @@
 //! [`domain::webhooks::SECRET_OVERLAP`]: deliveries in that window carry a signature by each.
 
 mod attempts;
+mod claims;
 pub mod deliveries;
 
 use domain::events::{EventTypes, FeedStart};
