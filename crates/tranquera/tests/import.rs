@@ -635,6 +635,8 @@ on_both_backends! {
         let report = operator.refused("plots", &operator.write("big.csv", &rows), &[]);
         assert!(report.contains("row 5002: area must be greater than zero (got 0)."), "{report}");
         assert_eq!(operator.integers("SELECT COUNT(*) FROM plots WHERE society_id = $1").await, [0]);
+        // The rows it staged went with it.
+        assert_eq!(operator.integers("SELECT COUNT(*) FROM import_staging_plots WHERE society_id = $1").await, [0]);
         let mut bad = String::from("external_code,establishment_external_code,name,area\n");
         for n in 0..250 {
             bad.push_str(&format!("C-{n},PY-EST-0404,Lote {n},3\n"));
@@ -655,6 +657,10 @@ on_both_backends! {
         }
         let summary = operator.import("plots", &operator.write("large.csv", &rows));
         assert_eq!(summary, "plots: 5000 created, 0 updated, 0 unchanged, 0 deleted.");
+        assert_eq!(operator.integers("SELECT COUNT(*) FROM import_staging_plots WHERE society_id = $1").await, [0]);
+        // Ids come from one sequence (on Citus, the coordinator's; a worker's own range starts at 2^48).
+        let ids = "SELECT COUNT(*) FROM plots WHERE society_id = $1 AND id >= 281474976710656";
+        assert_eq!(operator.integers(ids).await, [0]);
         let events = "SELECT COUNT(*) FROM events WHERE society_id = $1 AND resource = 'plot' AND action = 'created' \
                       AND payload LIKE '{\"id\":%'";
         assert_eq!(operator.integers(events).await, [5_000]);

@@ -3,7 +3,7 @@
 //! page at a time and counted, and the row locks that keep what they found true until the import commits. Pure text
 //! and bound values, so they are tested here.
 
-use super::sql::{key_column, Statements, STAGING};
+use super::sql::{key_column, Statements};
 use super::{Column, Ownership, Target};
 use crate::dependants::Dependant;
 use crate::sql::Sql;
@@ -33,15 +33,24 @@ impl ProblemQuery {
 impl Statements {
     /// Rows whose `external_code` another row has: `(row_number, other row, code)`.
     pub fn repeated_codes(&self) -> ProblemQuery {
-        ProblemQuery(Sql {
-            text: format!(
-                "SELECT s.row_number AS row_number, (SELECT MIN(o.row_number) FROM {STAGING} o \
-                 WHERE o.external_code = s.external_code AND o.row_number <> s.row_number) AS other, \
-                 s.external_code AS code FROM {STAGING} s WHERE s.external_code IN \
-                 (SELECT external_code FROM {STAGING} GROUP BY external_code HAVING COUNT(*) > 1)"
-            ),
-            args: Vec::new(),
-        })
+        let staging = self.staging();
+        let mut sql = Sql::default();
+        sql.push(&format!(
+            "SELECT s.row_number AS row_number, (SELECT MIN(o.row_number) FROM {staging} o WHERE "
+        ));
+        self.staged_rows("o", &mut sql);
+        sql.push(&self.beside("o", "s"));
+        sql.push(&format!(
+            " AND o.external_code = s.external_code AND o.row_number <> s.row_number) AS other, \
+             s.external_code AS code FROM {staging} s WHERE "
+        ));
+        self.staged_rows("s", &mut sql);
+        sql.push(&format!(
+            " AND s.external_code IN (SELECT d.external_code FROM {staging} d WHERE "
+        ));
+        self.staged_rows("d", &mut sql);
+        sql.push(" GROUP BY d.external_code HAVING COUNT(*) > 1)");
+        ProblemQuery(sql)
     }
 
     /// On PostgreSQL, locks to share the live records of `target` that rows of field `index` name, where deleting
@@ -62,9 +71,11 @@ impl Statements {
                 sql.push(&format!("SELECT r.id FROM {} r WHERE ", target.table));
                 self.may_name("r", target, &mut sql);
                 sql.push(&format!(
-                    " AND r.deleted_at IS NULL AND r.{key} IN (SELECT v{index}_{staged} FROM {STAGING} \
-                     WHERE NOT deleted){lock}"
+                    " AND r.deleted_at IS NULL AND r.{key} IN (SELECT s.v{index}_{staged} FROM {} s WHERE ",
+                    self.staging()
                 ));
+                self.staged_rows("s", &mut sql);
+                sql.push(&format!(" AND NOT s.deleted){lock}"));
                 sql
             })
             .collect()
@@ -81,23 +92,32 @@ impl Statements {
             "SELECT row_number, id, code, found FROM (SELECT s.row_number AS row_number, s.v{index}_id AS id, \
              s.v{index}_code AS code, CASE WHEN s.v{index}_code IS NULL THEN by_id.id ELSE by_code.id END AS found"
         ));
+        let staging = self.staging();
         if self.self_reference() == Some(index) {
-            sql.push(&format!(
-                ", EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND NOT o.deleted) \
-                 AS in_file, EXISTS (SELECT 1 FROM {STAGING} o WHERE o.external_code = s.v{index}_code AND o.deleted) \
-                 AS deleted_here"
-            ));
+            for (name, deleted) in [("in_file", "NOT o.deleted"), ("deleted_here", "o.deleted")] {
+                sql.push(&format!(", EXISTS (SELECT 1 FROM {staging} o WHERE "));
+                self.staged_rows("o", &mut sql);
+                sql.push(&self.beside("o", "s"));
+                sql.push(&format!(
+                    " AND o.external_code = s.v{index}_code AND {deleted}) AS {name}"
+                ));
+            }
         }
-        sql.push(&format!(" FROM {STAGING} s LEFT JOIN {} by_code ON ", target.table));
+        sql.push(&format!(" FROM {staging} s LEFT JOIN {} by_code ON ", target.table));
         self.may_name("by_code", target, &mut sql);
+        sql.push(&self.named_beside("by_code", target, "s"));
         sql.push(&format!(
             " AND by_code.{key} = s.v{index}_code AND by_code.deleted_at IS NULL LEFT JOIN {} by_id ON ",
             target.table
         ));
         self.may_name("by_id", target, &mut sql);
+        sql.push(&self.named_beside("by_id", target, "s"));
         sql.push(&format!(
-            " AND by_id.id = s.v{index}_id AND by_id.deleted_at IS NULL \
-             WHERE NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) r WHERE "
+            " AND by_id.id = s.v{index}_id AND by_id.deleted_at IS NULL WHERE "
+        ));
+        self.staged_rows("s", &mut sql);
+        sql.push(&format!(
+            " AND NOT s.deleted AND (s.v{index}_id IS NOT NULL OR s.v{index}_code IS NOT NULL)) r WHERE "
         ));
         if self.self_reference() == Some(index) {
             sql.push("(found IS NULL AND NOT in_file) OR deleted_here OR ");
@@ -110,13 +130,14 @@ impl Statements {
 
     /// Rows of a resource that refers to itself left without a round: their references go round in a circle.
     pub fn unplaced(&self, index: usize) -> ProblemQuery {
-        ProblemQuery(Sql {
-            text: format!(
-                "SELECT s.row_number AS row_number, s.v{index}_code AS code FROM {STAGING} s \
-                 WHERE NOT s.deleted AND s.pass IS NULL"
-            ),
-            args: Vec::new(),
-        })
+        let mut sql = Sql::default();
+        sql.push(&format!(
+            "SELECT s.row_number AS row_number, s.v{index}_code AS code FROM {} s WHERE ",
+            self.staging()
+        ));
+        self.staged_rows("s", &mut sql);
+        sql.push(" AND NOT s.deleted AND s.pass IS NULL");
+        ProblemQuery(sql)
     }
 
     /// On PostgreSQL, locks the live records the file deletes, so no write makes them a dependant meanwhile.
@@ -129,8 +150,11 @@ impl Statements {
         sql.push(&format!("SELECT t.id FROM {} t WHERE ", self.resource.table));
         self.own_records("t", &mut sql);
         sql.push(&format!(
-            " AND t.deleted_at IS NULL AND t.external_code IN (SELECT external_code FROM {STAGING} WHERE deleted){lock}"
+            " AND t.deleted_at IS NULL AND t.external_code IN (SELECT s.external_code FROM {} s WHERE ",
+            self.staging()
         ));
+        self.staged_rows("s", &mut sql);
+        sql.push(&format!(" AND s.deleted){lock}"));
         Some(sql)
     }
 
@@ -139,10 +163,12 @@ impl Statements {
     pub fn dependants(&self, dependant: &Dependant) -> ProblemQuery {
         let table = self.resource.table;
         let mut sql = Sql::default();
+        let staging = self.staging();
         sql.push(&format!(
-            "SELECT s.row_number AS row_number, COUNT(*) AS count FROM {STAGING} s JOIN {table} t ON "
+            "SELECT s.row_number AS row_number, COUNT(*) AS count FROM {staging} s JOIN {table} t ON "
         ));
         self.own_records("t", &mut sql);
+        sql.push(&self.beside("t", "s"));
         sql.push(&format!(
             " AND t.external_code = s.external_code AND t.deleted_at IS NULL JOIN {} d ON d.{} = t.id \
              AND d.deleted_at IS NULL",
@@ -152,11 +178,14 @@ impl Statements {
             sql.push(" AND d.society_id = t.society_id");
         }
         if dependant.table == table {
-            sql.push(&format!(
-                " AND NOT EXISTS (SELECT 1 FROM {STAGING} o WHERE o.deleted AND o.external_code = d.external_code)"
-            ));
+            sql.push(&format!(" AND NOT EXISTS (SELECT 1 FROM {staging} o WHERE "));
+            self.staged_rows("o", &mut sql);
+            sql.push(&self.beside("o", "d"));
+            sql.push(" AND o.deleted AND o.external_code = d.external_code)");
         }
-        sql.push(" WHERE s.deleted GROUP BY s.row_number");
+        sql.push(" WHERE ");
+        self.staged_rows("s", &mut sql);
+        sql.push(" AND s.deleted GROUP BY s.row_number");
         ProblemQuery(sql)
     }
 }
@@ -177,6 +206,7 @@ mod tests {
             resource: resource("master_campaigns").expect("master campaigns"),
             owner: owner.clone(),
             dialect: Dialect::Postgres,
+            import_id: 5,
         };
         let cycle = &masters.resource.columns[3];
         let query = masters.unknown_references(3, cycle, cycle.target.expect("a reference"));
@@ -189,7 +219,13 @@ mod tests {
             first.text
         );
         assert!(first.text.ends_with("ORDER BY row_number LIMIT 200"));
-        assert_eq!(first.args, [Arg::Text("PY".into()), Arg::Text("PY".into())]);
+        assert_eq!(
+            first.args,
+            [Arg::Text("PY".into()), Arg::Text("PY".into()), Arg::Int(7), Arg::Int(5)]
+        );
+        assert!(first
+            .text
+            .contains("WHERE s.society_id = $3 AND s.import_id = $4 AND NOT s.deleted"));
         let species = &masters.resource.columns[1];
         let query = masters.unknown_references(1, species, species.target.expect("a reference"));
         assert!(query.count().text.contains("by_code.reference_key = s.v1_code"));
@@ -209,6 +245,7 @@ mod tests {
                 resource: resource("plots").expect("plots"),
                 owner: owner.clone(),
                 dialect,
+                import_id: 5,
             };
             let establishment = &plots.resource.columns[0];
             let lock = plots.lock_references(0, establishment, establishment.target.expect("a reference"));

@@ -59,6 +59,8 @@ impl Store {
             resource,
             owner: owner.clone(),
             dialect: self.dialect(),
+            // An export stages nothing.
+            import_id: 0,
         };
         let (sql, kinds) = statements.export(after, limit);
         let rows = with_reader!(&self.db, pool => {
@@ -91,6 +93,8 @@ impl Store {
             resource,
             owner: owner.clone(),
             dialect: self.dialect(),
+            // An export stages nothing.
+            import_id: 0,
         };
         let sql = statements.uncoded();
         let count: i64 = with_reader!(&self.db, pool => {
@@ -115,8 +119,10 @@ impl Statements {
                         _ => "external_code",
                     };
                     sql.push(&format!(
-                        ", (SELECT r.{key} FROM {} r WHERE r.id = t.{})",
-                        target.table, column.column
+                        ", (SELECT r.{key} FROM {} r WHERE r.id = t.{}{})",
+                        target.table,
+                        column.column,
+                        self.named_by_owner("r", target)
                     ));
                     kinds.extend([Decoded::Int, Decoded::Text]);
                 }
@@ -160,11 +166,13 @@ mod tests {
                 country: "PY".into(),
             },
             dialect: Dialect::Postgres,
+            import_id: 5,
         };
         let (sql, kinds) = statements.export(10, 500);
-        assert!(sql
-            .text
-            .contains("t.plot_id, (SELECT r.external_code FROM plots r WHERE r.id = t.plot_id), t.name, t.area"));
+        assert!(sql.text.contains(
+            "t.plot_id, (SELECT r.external_code FROM plots r WHERE r.id = t.plot_id AND r.society_id = $1), \
+                 t.name, t.area"
+        ));
         assert!(sql
             .text
             .contains("(SELECT r.reference_key FROM activity_statuses r WHERE r.id = t.activity_status_id)"));

@@ -1,33 +1,34 @@
-//! An import under way: the connection that holds its staging table, the rows staged into it, and the transaction
-//! that checks and writes them (see the module's documentation one level up).
+//! An import under way: the transaction that holds its staged rows from the first to its end, the rows staged into
+//! it, and the checks and writes that end it (see the module's documentation one level up).
 
 use domain::import::{Counts, Problem, Problems, Row, REPORTED_PROBLEMS};
 use domain::{Refusal, Rule, Violation};
-use sqlx::pool::PoolConnection;
-use sqlx::{Connection as _, Postgres, Sqlite};
+use sqlx::{Postgres, Sqlite};
 
 use super::checks::ProblemQuery;
-use super::sql::{Statements, STAGING, WRITTEN};
+use super::sql::{Statements, WRITTEN};
+use super::staging;
 use super::{ImportResource, Owner};
 use crate::db::Db;
 use crate::dependants::Dependant;
 use crate::inserts::{insert_into, insert_statements};
 use crate::sql::{bind_args, Dialect, Sql};
-use crate::write::WriteTx;
+use crate::write::{BeginWrite, WriteTx};
 use crate::{now_millis, Store, StoreError};
 
-/// A connection of either backend, held for the whole import: its temporary table is its own.
-enum Connection {
-    Sqlite(PoolConnection<Sqlite>),
-    Postgres(PoolConnection<Postgres>),
+/// The import's transaction, of either backend, on a connection of its own. Its staged rows are seen by no other
+/// transaction, and a refused file, an error or an import dropped half-way rolls them back with it.
+enum Tx {
+    Sqlite(WriteTx<'static, Sqlite>),
+    Postgres(WriteTx<'static, Postgres>),
 }
 
-/// Runs `$body` with `$conn` bound to the held connection of either backend.
-macro_rules! with_connection {
-    ($connection:expr, $conn:ident => $body:expr) => {
-        match $connection {
-            Connection::Sqlite($conn) => $body,
-            Connection::Postgres($conn) => $body,
+/// Runs `$body` with `$tx` bound to the import's transaction of either backend.
+macro_rules! with_tx {
+    ($tx:expr, $bound:ident => $body:expr) => {
+        match $tx {
+            Tx::Sqlite($bound) => $body,
+            Tx::Postgres($bound) => $body,
         }
     };
 }
@@ -78,36 +79,60 @@ pub enum Outcome {
     Refused(Problems),
 }
 
+/// PostgreSQL, in the import's transaction: on Citus, commands that span shards (the `ANALYZE`s of the staging
+/// table and of the written one) use one connection per node, the one the transaction's other statements use, so
+/// that the reads of reference tables after them can share it; and the coordinator's copies of reference tables (a
+/// catalogue and its staging) are reached over a connection too, since such a command cannot follow statements the
+/// coordinator ran on them itself. A server without Citus skips it.
+const CITUS_SEQUENTIAL: &str = "SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true), \
+     set_config('citus.enable_local_execution', 'off', true) WHERE current_setting('citus.version', true) IS NOT NULL";
+
 /// An import under way.
 pub struct Load {
     statements: Statements,
-    connection: Connection,
+    tx: Tx,
     /// Rows staged, and how many of them are deletions.
     staged: u64,
     deletions: u64,
 }
 
 impl Store {
-    /// Starts an import of `resource` for `owner`: a connection of its own, with an empty staging table.
+    /// Starts an import of `resource` for `owner`: a transaction on a connection of its own, and an id for its
+    /// staged rows.
     pub async fn begin_import(&self, resource: &'static ImportResource, owner: Owner) -> Result<Load, StoreError> {
-        let dialect = self.dialect();
         let statements = Statements {
             resource,
             owner,
-            dialect,
+            dialect: self.dialect(),
+            // Rows of two imports of one owner's resource never meet: each import reads only its own id's rows, and
+            // sees no other's before they are gone.
+            import_id: rand::random::<i64>() & i64::MAX,
         };
-        let create = statements.create_staging();
-        let mut connection = match &self.db {
-            Db::Sqlite { write, .. } => Connection::Sqlite(write.acquire().await?),
-            Db::Postgres { pool, .. } => Connection::Postgres(pool.acquire().await?),
+        let tx = match &self.db {
+            // SQLite is never distributed: its rows are staged in a temporary table of the staging table's shape,
+            // which shadows it for this connection, so they are written to no log and no page of the database.
+            Db::Sqlite { write, .. } => {
+                let mut tx = write.begin_write().await?;
+                let table = statements.staging();
+                sqlx::raw_sql(&format!(
+                    "CREATE TEMP TABLE IF NOT EXISTS {table} AS SELECT * FROM main.{table} WHERE 0; \
+                     CREATE INDEX IF NOT EXISTS temp.{table}_code ON {table} ({}, import_id, external_code)",
+                    staging::owner_column(resource)
+                ))
+                .execute(&mut *tx)
+                .await?;
+                Tx::Sqlite(tx)
+            }
+            // Its statements are planned with their values (a plain `BEGIN`, not a write's generic plans).
+            Db::Postgres { pool, .. } => {
+                let mut tx = WriteTx::new(pool.begin_with(Some("BEGIN")).await?);
+                sqlx::raw_sql(CITUS_SEQUENTIAL).execute(&mut *tx).await?;
+                Tx::Postgres(tx)
+            }
         };
-        with_connection!(&mut connection, conn => {
-            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}")).execute(&mut **conn).await?;
-            sqlx::raw_sql(&create).execute(&mut **conn).await?;
-        });
         Ok(Load {
             statements,
-            connection,
+            tx,
             staged: 0,
             deletions: 0,
         })
@@ -115,8 +140,8 @@ impl Store {
 }
 
 impl Load {
-    /// Stages rows, each with its number in the file. The main tables are not touched, so this takes no lock
-    /// another writer waits for.
+    /// Stages rows, each with its number in the file. Only the staging table is written, whose rows are the
+    /// import's own, so this waits for no other writer (but SQLite's, the one writer at a time).
     pub async fn stage(&mut self, rows: Vec<(u64, Row)>) -> Result<(), StoreError> {
         if rows.is_empty() {
             return Ok(());
@@ -128,14 +153,13 @@ impl Load {
         for (number, row) in rows {
             self.statements.row_values(number, row, &mut values);
         }
-        let insert = insert_into(&format!("{STAGING} ({})", columns.join(", ")));
+        let insert = insert_into(&format!("{} ({})", self.statements.staging(), columns.join(", ")));
         let queries = insert_statements(self.statements.dialect, &insert, "", columns.len(), values);
-        with_connection!(&mut self.connection, conn => {
-            let mut tx = WriteTx::new(conn.begin().await?);
+        with_tx!(&mut self.tx, tx => {
+            let connection = &mut **tx;
             for sql in queries {
-                execute!(tx, sql);
+                execute!(connection, sql);
             }
-            tx.commit().await?;
         });
         Ok(())
     }
@@ -146,37 +170,32 @@ impl Load {
     }
 
     /// Checks the staged rows against the database and, when neither they nor the `problems` the caller found
-    /// while reading the file have any, writes them, in one transaction. `present` says which fields the file has
-    /// a column for: the others keep their stored values.
-    pub async fn finish(
-        mut self,
-        store: &Store,
-        present: &[bool],
-        mut problems: Problems,
-    ) -> Result<Outcome, StoreError> {
-        let statements = &self.statements;
+    /// while reading the file have any, writes them and commits; otherwise rolls everything back. `present` says
+    /// which fields the file has a column for: the others keep their stored values.
+    pub async fn finish(self, store: &Store, present: &[bool], mut problems: Problems) -> Result<Outcome, StoreError> {
+        let Load {
+            statements,
+            tx,
+            staged,
+            deletions,
+        } = self;
+        let statements = &statements;
         let dialect = statements.dialect;
         let resource = statements.resource;
         // A file that deletes nothing skips the deletions' locks, checks and statement: each reads the whole staging
         // table, which on a large file takes long.
-        let deletes = self.deletions > 0;
+        let deletes = deletions > 0;
         let dependants = if deletes {
             store.dependants().await?.of(resource.table).to_vec()
         } else {
             Vec::new()
         };
         let now = now_millis();
-        let begin = match dialect {
-            Dialect::Sqlite => "BEGIN IMMEDIATE",
-            Dialect::Postgres => "BEGIN",
-        };
-        let outcome = with_connection!(&mut self.connection, conn => {
-            sqlx::raw_sql(&statements.index_staging()).execute(&mut **conn).await?;
+        let outcome = with_tx!(tx, tx => {
+            let mut tx = tx;
             if dialect == Dialect::Postgres {
-                sqlx::raw_sql(&format!("ANALYZE {STAGING}")).execute(&mut **conn).await?;
-            }
-            let mut tx = WriteTx::new(conn.begin_with(begin).await?);
-            if dialect == Dialect::Postgres {
+                // The staged rows' statistics, which only this transaction can gather, since only it sees them.
+                sqlx::raw_sql(&format!("ANALYZE {}", statements.staging())).execute(&mut *tx).await?;
                 sqlx::query("SELECT pg_advisory_xact_lock($1)")
                     .bind(statements.owner.lock_key(resource))
                     .execute(&mut *tx)
@@ -202,31 +221,27 @@ impl Load {
                         // anyone else gets a warning and the old plans.
                         sqlx::raw_sql(&format!("ANALYZE {}", resource.table)).execute(&mut *tx).await?;
                     }
+                    execute!(tx, statements.clear_staged());
                     match written {
                         _ if changed + deleted == 0 => {}
                         Some((society_id, events_resource)) => tx.listed(society_id, events_resource, WRITTEN),
                         None => tx.reference_changed(),
                     }
                     tx.commit().await?;
-                    let created = (self.staged - self.deletions).saturating_sub(existing);
+                    let created = (staged - deletions).saturating_sub(existing);
                     let updated = changed.saturating_sub(created);
                     Outcome::Loaded(Counts {
                         created,
                         updated,
                         unchanged: existing.saturating_sub(updated),
                         deleted,
-                        absent: self.deletions.saturating_sub(deleted),
+                        absent: deletions.saturating_sub(deleted),
                     })
                 } else {
                     tx.rollback().await?;
                     Outcome::Refused(problems)
                 }
             }
-        });
-        with_connection!(&mut self.connection, conn => {
-            sqlx::raw_sql(&format!("DROP TABLE IF EXISTS {STAGING}; DROP TABLE IF EXISTS {WRITTEN}"))
-                .execute(&mut **conn)
-                .await?;
         });
         Ok(outcome)
     }

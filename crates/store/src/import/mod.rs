@@ -1,21 +1,24 @@
 //! Operators' bulk loads of master data (`tranquera admin import` and `export`), one generic engine for every
 //! resource [`resources`] declares.
 //!
-//! A file is loaded in two steps on one connection. Its rows, read and checked by the domain's rules on the way
-//! in, are staged in a temporary table chunk by chunk ([`Load::stage`]), so memory stays flat however long the file
-//! is. [`Load::finish`] then runs, in one write transaction, every check that needs the database (codes repeated in
-//! the file, references that are not live records of the society or its country, deletions of records with live
-//! dependants) as set-based queries over the staged rows, and only if none fails writes them: an upsert by
-//! `(owner, external_code)` on the live rows' unique index (migration 11) that leaves unchanged rows untouched, then
-//! the deletions. A refused file writes nothing. On PostgreSQL an advisory lock keyed by the owner and resource
-//! serialises imports of one society's resource, and referenced records are locked to share as the API's writes
-//! lock them; SQLite has one writer at a time.
+//! A file is loaded in one transaction on a connection of its own. Its rows, read and checked by the domain's rules
+//! on the way in, are staged chunk by chunk ([`Load::stage`]) in the resource's staging table ([`staging`]), under
+//! an id of the import's own, so memory stays flat however long the file is. [`Load::finish`] then runs every check
+//! that needs the database (codes repeated in the file, references that are not live records of the society or its
+//! country, deletions of records with live dependants) as set-based queries over the staged rows, and only if none
+//! fails writes them: an upsert by `(owner, external_code)` on the live rows' unique index (migration 11) that leaves
+//! unchanged rows untouched, then the deletions; then it deletes its staged rows and commits. A refused file, or one
+//! that fails half-way, is rolled back whole, staged rows included. Every statement names the owner as a bound value,
+//! so on Citus a society's import runs on the worker that holds the society. On PostgreSQL an advisory lock keyed by
+//! the owner and resource serialises imports of one society's resource, and referenced records are locked to share
+//! as the API's writes lock them; SQLite has one writer at a time.
 
 mod checks;
 mod export;
 mod load;
 mod resources;
 mod sql;
+mod staging;
 
 use domain::import::Field;
 use sha2::{Digest, Sha256};

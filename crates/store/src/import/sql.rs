@@ -1,22 +1,22 @@
-//! The statements of an import, made from a resource's declaration: the staging table and its rows, the upsert and
-//! the deletions, and the listing of what they wrote. The checks that find a file's problems are in
-//! [`super::checks`]. Pure text and bound values, so they are tested here.
+//! The statements of an import, made from a resource's declaration: the staged rows, the upsert and the
+//! deletions, and the listing of what they wrote. The checks that find a file's problems are in
+//! [`super::checks`]; the staging tables in [`super::staging`]. Pure text and bound values, so they are tested here.
 //!
-//! Staged columns: `row_number`, `external_code`, `deleted`, then per field `v{i}` (a reference: `v{i}_id` and
-//! `v{i}_code`, resolved when it is written), and `pass`, the round of a resource that refers to itself (tags).
+//! Every statement reads only the import's own staged rows (its owner's and its `import_id`'s, both bound), and
+//! joins them to the owner's records on the owner's column as well as its value: on Citus, a society's staged rows
+//! and records lie on one worker, which runs the whole statement.
 
 use domain::import::{Key, Kind, Row, Value};
 
-use super::{Column, ImportResource, Owner, Ownership, Target, TargetOwner};
+use super::staging::{self, staged_type};
+use super::{Column, ImportResource, Owner, Target, TargetOwner};
 use crate::events::EventResource;
 use crate::resources::events::own_resource;
 use crate::sql::{Arg, Dialect, Sql};
 
-/// The staging table: temporary, private to the import's connection.
-pub(super) const STAGING: &str = "import_staging";
-
 /// The temporary table where an import that writes its own events (see [`Statements::own_events`]) lists the records
-/// it wrote, with their action.
+/// it wrote, with their action. It is private to the import's connection, and only ever read or filled alone (from
+/// the rows a write statement returns), which Citus allows of a table of the coordinator's.
 pub(super) const WRITTEN: &str = "import_written";
 
 /// Statements of one import of `resource` for `owner`.
@@ -24,15 +24,8 @@ pub(super) struct Statements {
     pub resource: &'static ImportResource,
     pub owner: Owner,
     pub dialect: Dialect,
-}
-
-fn staged_type(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Text | Kind::OneOf(_) | Kind::Date | Kind::Reference(_) => "TEXT",
-        Kind::Hectares | Kind::ObjectiveYield => "DOUBLE PRECISION",
-        // Flags are staged as 1, 0 or NULL, since a bound NULL has no boolean type on SQLite's side.
-        Kind::Year | Kind::Flag => "BIGINT",
-    }
+    /// The import's own, among the staged rows.
+    pub import_id: i64,
 }
 
 pub(super) fn key_column(kind: Kind) -> &'static str {
@@ -56,6 +49,43 @@ impl Statements {
         self.references()
             .find(|(_, _, target)| target.table == self.resource.table)
             .map(|(index, _, _)| index)
+    }
+
+    /// The import's staging table.
+    pub(super) fn staging(&self) -> String {
+        staging::table(self.resource)
+    }
+
+    /// `{alias}.society_id = ? AND {alias}.import_id = ?` (or `country`): the import's own staged rows.
+    pub(super) fn staged_rows(&self, alias: &str, sql: &mut Sql) {
+        self.own_records(alias, sql);
+        sql.push(&format!(" AND {alias}.import_id = "))
+            .arg(Arg::Int(self.import_id));
+    }
+
+    /// ` AND {alias}.society_id = {staged}.society_id` (or `country`): the owner's records beside its staged rows,
+    /// which is how Citus sees that a join stays on one worker.
+    pub(super) fn beside(&self, alias: &str, staged: &str) -> String {
+        let owner = staging::owner_column(self.resource);
+        format!(" AND {alias}.{owner} = {staged}.{owner}")
+    }
+
+    /// [`Self::beside`] for a reference to `target`, when it names the society's records.
+    pub(super) fn named_beside(&self, alias: &str, target: Target, staged: &str) -> String {
+        match (target.owner, &self.owner) {
+            (TargetOwner::Society, Owner::Society { .. }) => format!(" AND {alias}.society_id = {staged}.society_id"),
+            _ => String::new(),
+        }
+    }
+
+    /// ` AND {alias}.society_id = $1` when `target` is a society's and so is the owner: for a subquery of a statement
+    /// whose first argument is the owner's society ([`Statements::own_records`] first), which then names it rather
+    /// than the outer row's, so that Citus runs the statement on the society's worker alone.
+    pub(super) fn named_by_owner(&self, alias: &str, target: Target) -> String {
+        match (target.owner, &self.owner) {
+            (TargetOwner::Society, Owner::Society { .. }) => format!(" AND {alias}.society_id = $1"),
+            _ => String::new(),
+        }
     }
 
     /// `{alias}.society_id = ?` (or `country`): the records of the resource's owner.
@@ -86,29 +116,11 @@ impl Statements {
         }
     }
 
-    /// Makes the staging table.
-    pub fn create_staging(&self) -> String {
-        let mut columns = vec![
-            "row_number BIGINT NOT NULL".to_owned(),
-            "external_code TEXT NOT NULL".to_owned(),
-            "deleted BOOLEAN NOT NULL".to_owned(),
-        ];
-        for (index, column) in self.resource.columns.iter().enumerate() {
-            match column.field.kind {
-                Kind::Reference(_) => {
-                    columns.push(format!("v{index}_id BIGINT"));
-                    columns.push(format!("v{index}_code TEXT"));
-                }
-                kind => columns.push(format!("v{index} {}", staged_type(kind))),
-            }
-        }
-        columns.push("pass BIGINT".to_owned());
-        format!("CREATE TEMP TABLE {STAGING} ({})", columns.join(", "))
-    }
-
     /// The staged columns a row fills, in [`Statements::row_values`]' order.
     pub fn staged_columns(&self) -> Vec<String> {
         let mut columns = vec![
+            staging::owner_column(self.resource).to_owned(),
+            "import_id".to_owned(),
             "row_number".to_owned(),
             "external_code".to_owned(),
             "deleted".to_owned(),
@@ -127,6 +139,11 @@ impl Statements {
 
     /// A staged row's values.
     pub fn row_values(&self, row_number: u64, row: Row, out: &mut Vec<Arg>) {
+        out.push(match &self.owner {
+            Owner::Society { id, .. } => Arg::Int(*id),
+            Owner::Country(country) => Arg::Text(country.clone()),
+        });
+        out.push(Arg::Int(self.import_id));
         out.push(Arg::Int(i64::try_from(row_number).unwrap_or(i64::MAX)));
         out.push(Arg::Text(row.external_code));
         out.push(Arg::Bool(row.deleted));
@@ -153,35 +170,26 @@ impl Statements {
         }
     }
 
-    /// Indexes the staged codes, once every row is staged.
-    pub fn index_staging(&self) -> String {
-        format!("CREATE INDEX {STAGING}_code ON {STAGING} (external_code)")
-    }
-
     /// How many staged upserts match a live record.
     pub fn existing(&self) -> Sql {
         let mut sql = Sql::default();
+        sql.push(&format!("SELECT COUNT(*) FROM {} s WHERE ", self.staging()));
+        self.staged_rows("s", &mut sql);
         sql.push(&format!(
-            "SELECT COUNT(*) FROM {STAGING} s WHERE NOT s.deleted AND EXISTS (SELECT 1 FROM {} t WHERE ",
+            " AND NOT s.deleted AND EXISTS (SELECT 1 FROM {} t WHERE ",
             self.resource.table
         ));
         self.own_records("t", &mut sql);
+        sql.push(&self.beside("t", "s"));
         sql.push(" AND t.external_code = s.external_code AND t.deleted_at IS NULL)");
         sql
-    }
-
-    fn owner_column(&self) -> &'static str {
-        match self.resource.ownership {
-            Ownership::Society => "society_id",
-            Ownership::Country => "country",
-        }
     }
 
     /// Creates the staged rows' records or updates the ones whose values differ (only the fields `present` in the
     /// file), all stamped `now`; only the rows of round `pass` when the resource refers to itself.
     pub fn upsert(&self, present: &[bool], now: i64, pass: Option<i64>) -> Sql {
         let table = self.resource.table;
-        let owner_column = self.owner_column();
+        let owner_column = staging::owner_column(self.resource);
         let written: Vec<(usize, &Column)> = self
             .resource
             .columns
@@ -190,11 +198,17 @@ impl Statements {
             .filter(|(index, _)| present.get(*index).copied().unwrap_or(false))
             .collect();
         let mut sql = Sql::default();
-        sql.push(&format!("INSERT INTO {table} ({owner_column}, external_code"));
+        // PostgreSQL's new records take their ids from the table's sequence here, in the statement's own list: on
+        // Citus that is the coordinator's sequence (a default drawn on a worker would be the worker's range).
+        let id = match self.dialect {
+            Dialect::Postgres => ("id, ", format!("nextval('{table}_id_seq'), ")),
+            Dialect::Sqlite => ("", String::new()),
+        };
+        sql.push(&format!("INSERT INTO {table} ({}{owner_column}, external_code", id.0));
         for (_, column) in &written {
             sql.push(", ").push(column.column);
         }
-        sql.push(", created_at, updated_at) SELECT ");
+        sql.push(", created_at, updated_at) SELECT ").push(&id.1);
         match &self.owner {
             Owner::Society { id, .. } => sql.arg(Arg::Int(*id)),
             Owner::Country(country) => sql.arg(Arg::Text(country.clone())),
@@ -221,29 +235,35 @@ impl Statements {
             sql.push(", ").push(value);
         }
         sql.push(", ").arg(Arg::Int(now)).push(", ").arg(Arg::Int(now));
-        sql.push(&format!(" FROM {STAGING} s"));
+        sql.push(&format!(" FROM {} s", self.staging()));
         for (index, column) in &written {
             if let Some(target) = column.target {
-                sql.push(&format!(" LEFT JOIN {} r{index} ON ", target.table));
-                self.may_name(&format!("r{index}"), target, &mut sql);
+                let alias = format!("r{index}");
+                sql.push(&format!(" LEFT JOIN {} {alias} ON ", target.table));
+                self.may_name(&alias, target, &mut sql);
+                sql.push(&self.named_beside(&alias, target, "s"));
                 sql.push(&format!(
-                    " AND r{index}.{} = s.v{index}_code AND r{index}.deleted_at IS NULL",
+                    " AND {alias}.{} = s.v{index}_code AND {alias}.deleted_at IS NULL",
                     key_column(column.field.kind)
                 ));
             }
         }
-        sql.push(" WHERE NOT s.deleted");
+        // A row its record already states is left out: a conflicting row would be locked even if not updated. An
+        // outer join rather than `NOT EXISTS`, which Citus does not plan over a catalogue's tables.
+        sql.push(&format!(" LEFT JOIN {table} same ON "));
+        self.own_records("same", &mut sql);
+        sql.push(&self.beside("same", "s"));
+        sql.push(" AND same.external_code = s.external_code AND same.deleted_at IS NULL");
+        for ((_, column), value) in written.iter().zip(&values) {
+            sql.push(&format!(" AND same.{} IS NOT DISTINCT FROM {value}", column.column));
+        }
+        sql.push(" WHERE ");
+        self.staged_rows("s", &mut sql);
+        // Null only where no record joined, which PostgreSQL then plans as the anti-join a `NOT EXISTS` is.
+        sql.push(" AND NOT s.deleted AND same.external_code IS NULL");
         if let Some(pass) = pass {
             sql.push(" AND s.pass = ").arg(Arg::Int(pass));
         }
-        // A row its record already states is left out: a conflicting row would be locked even if not updated.
-        sql.push(&format!(" AND NOT EXISTS (SELECT 1 FROM {table} t WHERE "));
-        self.own_records("t", &mut sql);
-        sql.push(" AND t.external_code = s.external_code AND t.deleted_at IS NULL");
-        for ((_, column), value) in written.iter().zip(&values) {
-            sql.push(&format!(" AND t.{} IS NOT DISTINCT FROM {value}", column.column));
-        }
-        sql.push(")");
         sql.push(&format!(
             " ORDER BY s.row_number ON CONFLICT ({owner_column}, external_code) WHERE deleted_at IS NULL DO UPDATE SET "
         ));
@@ -266,16 +286,20 @@ impl Statements {
     /// Puts into round `pass` the rows of a resource that refers to itself whose referenced record now exists (or
     /// who refer to none): a parent is written in a round before its children.
     pub fn next_pass(&self, index: usize, pass: i64) -> Sql {
+        let staging = self.staging();
         let mut sql = Sql::default();
-        sql.push(&format!("UPDATE {STAGING} SET pass = "))
+        sql.push(&format!("UPDATE {staging} SET pass = "))
             .arg(Arg::Int(pass))
-            .push(&format!(
-                " WHERE NOT deleted AND pass IS NULL AND (v{index}_code IS NULL OR EXISTS (SELECT 1 FROM {} t WHERE ",
-                self.resource.table
-            ));
-        self.own_records("t", &mut sql);
+            .push(" WHERE ");
+        self.staged_rows(&staging, &mut sql);
         sql.push(&format!(
-            " AND t.external_code = {STAGING}.v{index}_code AND t.deleted_at IS NULL))"
+            " AND NOT deleted AND pass IS NULL AND (v{index}_code IS NULL OR EXISTS (SELECT 1 FROM {} t WHERE ",
+            self.resource.table
+        ));
+        self.own_records("t", &mut sql);
+        sql.push(&self.beside("t", &staging));
+        sql.push(&format!(
+            " AND t.external_code = {staging}.v{index}_code AND t.deleted_at IS NULL))"
         ));
         sql
     }
@@ -292,7 +316,10 @@ impl Statements {
 
     /// Makes the table of written records (see [`Statements::written_events`]).
     pub fn create_written(&self) -> String {
-        format!("CREATE TEMP TABLE {WRITTEN} (id BIGINT PRIMARY KEY, action TEXT NOT NULL)")
+        // The connection's last import may have left it, committed.
+        format!(
+            "DROP TABLE IF EXISTS {WRITTEN}; CREATE TEMP TABLE {WRITTEN} (id BIGINT PRIMARY KEY, action TEXT NOT NULL)"
+        )
     }
 
     /// Write statement `sql`, an upsert or (`deletions`) a deletion, with each record it writes listed in the table
@@ -351,11 +378,24 @@ impl Statements {
                 .arg(Arg::Int(now));
         }
         sql.push(&format!(
-            " AND t.external_code IN (SELECT external_code FROM {STAGING} WHERE {}deleted) \
-             ON CONFLICT (id) DO UPDATE SET action = excluded.action",
+            " AND t.external_code IN (SELECT o.external_code FROM {} o WHERE ",
+            self.staging()
+        ));
+        self.staged_rows("o", &mut sql);
+        sql.push(&format!(
+            " AND {}o.deleted) ON CONFLICT (id) DO UPDATE SET action = excluded.action",
             if deletions { "" } else { "NOT " }
         ));
         Some(sql)
+    }
+
+    /// Deletes the import's staged rows, once they are written: the staging table is empty between imports.
+    pub fn clear_staged(&self) -> Sql {
+        let staging = self.staging();
+        let mut sql = Sql::default();
+        sql.push(&format!("DELETE FROM {staging} WHERE "));
+        self.staged_rows(&staging, &mut sql);
+        sql
     }
 
     /// Deletes the live records the file marks deleted, stamped `now`.
@@ -368,8 +408,11 @@ impl Statements {
             .push(" WHERE ");
         self.own_records(self.resource.table, &mut sql);
         sql.push(&format!(
-            " AND deleted_at IS NULL AND external_code IN (SELECT external_code FROM {STAGING} WHERE deleted)"
+            " AND deleted_at IS NULL AND external_code IN (SELECT o.external_code FROM {} o WHERE ",
+            self.staging()
         ));
+        self.staged_rows("o", &mut sql);
+        sql.push(" AND o.deleted)");
         sql
     }
 }
@@ -394,13 +437,18 @@ mod tests {
             resource: resource("plots").expect("plots"),
             owner: owner.clone(),
             dialect: Dialect::Sqlite,
+            import_id: 5,
         };
         let sql = plots.upsert(&[true, true, true, false], 99, None);
         assert!(sql.text.starts_with(
             "INSERT INTO plots (society_id, external_code, establishment_id, name, area, created_at, updated_at) SELECT $1, \
              s.external_code, CASE WHEN s.v0_code IS NULL THEN s.v0_id ELSE r0.id END, s.v1, s.v2, $2, $3 FROM \
-             import_staging s LEFT JOIN establishments r0 ON r0.society_id = $4 AND r0.external_code = s.v0_code AND \
-             r0.deleted_at IS NULL WHERE NOT s.deleted AND NOT EXISTS"
+             import_staging_plots s LEFT JOIN establishments r0 ON r0.society_id = $4 AND r0.society_id = s.society_id \
+             AND r0.external_code = s.v0_code AND r0.deleted_at IS NULL LEFT JOIN plots same ON same.society_id = $5 \
+             AND same.society_id = s.society_id AND same.external_code = s.external_code AND same.deleted_at IS NULL \
+             AND same.establishment_id IS NOT DISTINCT FROM CASE WHEN s.v0_code IS NULL THEN s.v0_id ELSE r0.id END \
+             AND same.name IS NOT DISTINCT FROM s.v1 AND same.area IS NOT DISTINCT FROM s.v2 WHERE s.society_id = $6 \
+             AND s.import_id = $7 AND NOT s.deleted AND same.external_code IS NULL ORDER BY s.row_number"
         ), "{}", sql.text);
         assert!(
             sql.text.contains(
@@ -412,15 +460,26 @@ mod tests {
             sql.text
         );
         assert!(!sql.text.contains("active"), "a column the file lacks is left as it is");
-        assert!(sql.text.contains(
-            "AND NOT EXISTS (SELECT 1 FROM plots t WHERE t.society_id = $5 AND t.external_code = s.external_code AND \
-             t.deleted_at IS NULL AND t.establishment_id IS NOT DISTINCT FROM CASE WHEN s.v0_code IS NULL THEN s.v0_id \
-             ELSE r0.id END AND t.name IS NOT DISTINCT FROM s.v1 AND t.area IS NOT DISTINCT FROM s.v2)"
-        ), "{}", sql.text);
         assert_eq!(
             sql.args,
-            [Arg::Int(7), Arg::Int(99), Arg::Int(99), Arg::Int(7), Arg::Int(7)]
+            [
+                Arg::Int(7),
+                Arg::Int(99),
+                Arg::Int(99),
+                Arg::Int(7),
+                Arg::Int(7),
+                Arg::Int(7),
+                Arg::Int(5)
+            ]
         );
+        let postgres = Statements {
+            dialect: Dialect::Postgres,
+            ..plots
+        };
+        assert!(postgres.upsert(&[true, true, true, false], 99, None).text.starts_with(
+            "INSERT INTO plots (id, society_id, external_code, establishment_id, name, area, created_at, \
+                 updated_at) SELECT nextval('plots_id_seq'), $1, s.external_code"
+        ));
     }
 
     #[test]
@@ -430,6 +489,7 @@ mod tests {
             resource: resource("tags").expect("tags"),
             owner: owner.clone(),
             dialect: Dialect::Sqlite,
+            import_id: 5,
         };
         assert_eq!(tags.self_reference(), Some(0));
         assert!(tags
@@ -441,10 +501,10 @@ mod tests {
             .unknown_references(0, parent, parent.target.expect("a reference"))
             .first(10);
         assert!(unknown.text.contains("NOT in_file"), "{}", unknown.text);
-        assert!(tags
-            .next_pass(0, 1)
-            .text
-            .starts_with("UPDATE import_staging SET pass = $1"));
+        assert!(tags.next_pass(0, 1).text.starts_with(
+            "UPDATE import_staging_tags SET pass = $1 WHERE import_staging_tags.society_id = $2 AND \
+                 import_staging_tags.import_id = $3 AND NOT deleted"
+        ));
         let dependant = Dependant {
             table: "tags",
             column: "parent_id",
@@ -463,6 +523,7 @@ mod tests {
             resource: resource("formulateds").expect("formulateds"),
             owner: owner.clone(),
             dialect: Dialect::Sqlite,
+            import_id: 5,
         };
         let row = Row {
             external_code: "SENAVE-1".into(),
@@ -482,7 +543,16 @@ mod tests {
         formulateds.row_values(3, row, &mut values);
         assert_eq!(values.len(), formulateds.staged_columns().len());
         assert_eq!(values.last(), Some(&Arg::OptionalInt(Some(0))));
-        assert!(formulateds.create_staging().contains("v2_code TEXT"));
-        assert!(formulateds.delete(5).text.contains("formulateds.country = $3"));
+        assert_eq!(values[..2], [Arg::Text("PY".into()), Arg::Int(5)]);
+        let delete = formulateds.delete(5);
+        assert!(delete.text.contains("formulateds.country = $3"));
+        assert!(
+            delete.text.ends_with(
+                "IN (SELECT o.external_code FROM import_staging_formulateds o WHERE o.country = $4 AND \
+                 o.import_id = $5 AND o.deleted)"
+            ),
+            "{}",
+            delete.text
+        );
     }
 }
