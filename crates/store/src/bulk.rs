@@ -190,7 +190,8 @@ impl Store {
             if dialect == Dialect::Postgres && columns.contains(&"id") {
                 let table = name(table)?;
                 sqlx::query(&format!(
-                    "SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))"
+                    "/* all societies: a loader's ids, numbered past every row's */ \
+                     SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))"
                 ))
                 .execute(&mut *tx)
                 .await?;
@@ -295,7 +296,10 @@ impl Store {
 
     /// The first id of `table` no row holds yet, so that a loader can number new rows and their children itself.
     pub async fn next_id(&self, table: &str) -> Result<i64, StoreError> {
-        let text = format!("SELECT MAX(id) FROM {}", name(table)?);
+        let text = format!(
+            "/* all societies: a loader numbers its rows past every row's */ SELECT MAX(id) FROM {}",
+            name(table)?
+        );
         let max: Option<i64> = with_reader!(&self.db, pool => sqlx::query_scalar(&text).fetch_one(pool).await?);
         Ok(max.unwrap_or(0) + 1)
     }

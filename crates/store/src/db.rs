@@ -166,6 +166,13 @@ impl Db {
                 .max_connections(pooled)
                 .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
+                .after_connect(|connection, _| {
+                    Box::pin(async move {
+                        // Unprepared: a pooler that keeps no prepared statements must still let it through.
+                        sqlx::Executor::execute(&mut *connection, crate::pg_readers::PLAN_WITH_VALUES).await?;
+                        Ok(())
+                    })
+                })
                 .connect_with(connect.clone())
                 .await?;
             let reader_config = crate::pg_readers::reader_config(&connect);

@@ -12,7 +12,7 @@
 //! - `write`: the write transaction every write commits through, which writes its changes' events and counters.
 //! - [`rows`]: rows decoded by position, for each driver.
 //! - [`dependants`]: which records a logical deletion would orphan, from the schema's foreign keys.
-//! - `migrate`: the schema, one set of migrations rendered per dialect.
+//! - `migrate`: the schema, one set of migrations rendered per dialect; `citus` places it on a Citus cluster.
 //! - [`auth`]: login, refresh, token checks, API keys, login throttling.
 //! - `shared_checks`: one token check under way per token on PostgreSQL, shared by the requests that arrive during it.
 //! - [`housekeeping`]: bounded purges of expired tokens, login failures, idempotency keys and finished jobs.
@@ -36,6 +36,7 @@ mod arg;
 pub mod auth;
 pub mod bulk;
 pub mod cache;
+pub mod citus;
 pub mod console;
 pub mod db;
 pub mod declare;
@@ -83,6 +84,8 @@ pub use sql::{Arg, Dialect};
 pub struct Migrated {
     /// Schema migrations applied.
     pub schema: usize,
+    /// How the tables lie on the Citus cluster, when the database has Citus.
+    pub citus: Option<citus::Placement>,
     /// The reference data release applied, when this build's was new to the database.
     pub reference: Option<reference::ReferenceApplied>,
 }
@@ -232,6 +235,8 @@ pub struct Store {
     table_versions: Arc<pages::TableVersions>,
     /// The database's identity (latest migration and when the schema was made), read once.
     instance: Arc<tokio::sync::OnceCell<Arc<str>>>,
+    /// The database's feed identity, which every feed cursor names, read once.
+    feed_identity: Arc<tokio::sync::OnceCell<Arc<str>>>,
     /// The dependants of each table, read from the schema's catalogue once.
     dependants: Arc<tokio::sync::OnceCell<dependants::Dependants>>,
     /// PostgreSQL's token checks under way, by token.
@@ -300,6 +305,7 @@ impl Store {
             table_versions: Arc::default(),
             config,
             instance: Arc::default(),
+            feed_identity: Arc::default(),
             dependants: Arc::default(),
             token_checks: Arc::default(),
             password_checks,
@@ -308,9 +314,13 @@ impl Store {
 
     /// Applies pending schema migrations, then the reference data this build ships unless it is applied already.
     pub async fn migrate(&self) -> Result<Migrated, StoreError> {
-        let schema = migrate::run(&self.db).await?;
+        let (schema, citus) = migrate::run(&self.db).await?;
         let reference = self.apply_reference(&reference::ReferenceData::shipped()).await?;
-        Ok(Migrated { schema, reference })
+        Ok(Migrated {
+            schema,
+            citus,
+            reference,
+        })
     }
 
     /// Applies a release of reference data (see [`reference`]); `None` when that very release was applied before.

@@ -46,7 +46,9 @@ pub struct ListSpec {
     pub name: &'static str,
     /// The `FROM` clause, main table aliased `t`, with any joins.
     pub from: &'static str,
-    /// The selected columns, named as the row type's fields.
+    /// The selected columns, named as the row type's fields. In a list of one society, `$1` is that society (every
+    /// statement made from the declaration binds it first): a subquery over another society table names it as
+    /// `$1`, not as the outer row's, so that Citus runs the statement on the society's worker alone.
     pub columns: &'static str,
     /// Whose rows these are.
     pub scoping: Scoping,

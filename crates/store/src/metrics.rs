@@ -58,11 +58,17 @@ impl Store {
             (i64, Option<i64>),
             (i64, Option<i64>),
         ) = with_reader!(&self.db, pool => {
-            let jobs = sqlx::query_as("SELECT count(*), min(created_at) FROM jobs WHERE status = 'pending'")
+            let jobs = sqlx::query_as(
+                "/* all societies: the queue's depth for the metrics' scrape */ \
+                 SELECT count(*), min(created_at) FROM jobs WHERE status = 'pending'",
+            )
                 .fetch_one(pool)
                 .await?;
             let deliveries =
-                sqlx::query_as("SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'")
+                sqlx::query_as(
+                    "/* all societies: the deliveries' backlog for the metrics' scrape */ \
+                     SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'",
+                )
                     .fetch_one(pool)
                     .await?;
             (jobs, deliveries)

@@ -4,6 +4,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::citus::Placement;
 use crate::db::{with_writer, Db};
 use crate::sql::Dialect;
 use crate::write::BeginWrite;
@@ -109,6 +110,13 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "writes_record_their_changes",
         include_str!("migrations/0026_writes_record_their_changes.sql"),
     ),
+    (27, "society_feeds", include_str!("migrations/0027_society_feeds.sql")),
+    (
+        28,
+        "claims_by_society",
+        include_str!("migrations/0028_claims_by_society.sql"),
+    ),
+    (29, "import_staging", include_str!("migrations/0029_import_staging.sql")),
 ];
 
 /// PostgreSQL's `society_versions` (see migration 5), made from the counts so far.
@@ -167,6 +175,11 @@ const POSTGRES_FOREIGN_KEYS: &str = "ALTER TABLE device_events
         REFERENCES devices (society_id, id);
 ALTER TABLE events ADD CONSTRAINT events_society_id_fkey FOREIGN KEY (society_id) REFERENCES societies (id);";
 
+/// Migration 27 on PostgreSQL: each society's feed starts at the next transaction id, above every position and
+/// cursor handed out before, once the writers in flight have committed their events.
+const POSTGRES_FEED_HEADS: &str = "LOCK TABLE events IN SHARE MODE;
+UPDATE society_feeds SET head = pg_snapshot_xmax(pg_current_snapshot())::text::bigint;";
+
 /// Key of the PostgreSQL advisory lock that serialises migrations of several processes starting at once.
 pub(crate) const MIGRATION_LOCK: i64 = 0x7472_616e_7175;
 
@@ -199,7 +212,22 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         .replace("{events_key}", events_key)
         .replace("{id}", id)
         .replace("{tenant_key}", tenant_key)
-        .replace("{global_id}", global_id);
+        .replace("{global_id}", global_id)
+        // Tables whose rows never outlive a transaction (imports' staging) skip PostgreSQL's write-ahead log.
+        .replace(
+            "{unlogged}",
+            match dialect {
+                Dialect::Sqlite => "",
+                Dialect::Postgres => "UNLOGGED ",
+            },
+        )
+        .replace(
+            "{random_identity}",
+            match dialect {
+                Dialect::Sqlite => "lower(hex(randomblob(8)))",
+                Dialect::Postgres => "substr(md5(random()::text || clock_timestamp()::text), 1, 16)",
+            },
+        );
     for (token, postgres) in [
         ("{postgres_society_versions}", POSTGRES_SOCIETY_VERSIONS),
         ("{postgres_device_event_references}", POSTGRES_DEVICE_EVENT_REFERENCES),
@@ -207,6 +235,7 @@ pub(crate) fn render(sql: &str, dialect: Dialect) -> String {
         ("{postgres_live_id_indexes}", POSTGRES_LIVE_ID_INDEXES),
         ("{postgres_event_society_check}", POSTGRES_EVENT_SOCIETY_CHECK),
         ("{postgres_foreign_keys}", POSTGRES_FOREIGN_KEYS),
+        ("{postgres_feed_heads}", POSTGRES_FEED_HEADS),
     ] {
         let replacement = match dialect {
             Dialect::Sqlite => "",
@@ -284,10 +313,11 @@ fn checksum(sql: &str) -> String {
     crate::hex(&Sha256::digest(sql.as_bytes()))
 }
 
-/// Applies every migration not yet applied; returns how many it applied.
-pub(crate) async fn run(db: &Db) -> Result<usize, StoreError> {
+/// Applies every migration not yet applied, then places new tables on the Citus cluster when the database has one;
+/// returns how many migrations it applied, and how the tables lie on Citus.
+pub(crate) async fn run(db: &Db) -> Result<(usize, Option<Placement>), StoreError> {
     let dialect = db.dialect();
-    with_writer!(db, pool => {
+    let count = with_writer!(db, pool => {
         let mut tx = pool.begin_write().await?;
         if dialect == Dialect::Postgres {
             sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATION_LOCK).execute(&mut *tx).await?;
@@ -301,6 +331,13 @@ pub(crate) async fn run(db: &Db) -> Result<usize, StoreError> {
         let applied: Vec<(i64, String)> =
             sqlx::query_as("SELECT version, checksum FROM schema_migrations ORDER BY version").fetch_all(&mut *tx).await?;
         let mut count = 0;
+        if dialect == Dialect::Postgres {
+            // On Citus, DDL over one connection per node, so that new shards and their keys to reference tables may
+            // be made in one transaction; on a PostgreSQL without Citus the setting is an unread placeholder.
+            sqlx::query("SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true)")
+                .execute(&mut *tx)
+                .await?;
+        }
         for (version, name, sql) in MIGRATIONS {
             let sum = checksum(sql);
             match applied.iter().find(|(v, _)| v == version) {
@@ -324,8 +361,13 @@ pub(crate) async fn run(db: &Db) -> Result<usize, StoreError> {
             count += 1;
         }
         tx.commit().await?;
-        Ok(count)
-    })
+        Ok::<_, StoreError>(count)
+    })?;
+    let placement = match db {
+        Db::Postgres { pool, .. } => crate::citus::place(pool, MIGRATION_LOCK).await?,
+        Db::Sqlite { .. } => None,
+    };
+    Ok((count, placement))
 }
 
 #[cfg(test)]
@@ -405,6 +447,7 @@ mod tests {
         "users",
         "weather_samples",
         "events",
+        "society_feeds",
         // Webhook bookkeeping: an endpoint's cursor and failures, its deliveries and their attempts.
         "webhook_progress",
         "webhook_deliveries",
@@ -419,6 +462,8 @@ mod tests {
         for table in society_tables
             .iter()
             .filter(|table| !NO_EVENTS.contains(&table.as_str()))
+            // An import's staged rows, gone when its transaction ends: its records' events are the import's.
+            .filter(|table| !table.starts_with("import_staging_"))
         {
             assert!(
                 crate::resources::events::source(table).is_some(),

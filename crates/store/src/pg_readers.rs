@@ -29,6 +29,13 @@ use crate::rows::{column, FromPgRow, PgColumn};
 use crate::sql::Arg;
 use crate::StoreError;
 
+/// Run on each new connection to PostgreSQL: on a server with Citus loaded, every statement is planned with its
+/// values. Citus routes a statement to its society's worker by the value, and plans no `INSERT … SELECT` on
+/// parameters; a server without Citus ignores it. `tranquera migrate` also sets it on the database when it places
+/// tables, for the connections a pooler opens.
+pub(crate) const PLAN_WITH_VALUES: &str = "SELECT set_config('plan_cache_mode', 'force_custom_plan', false) \
+     WHERE current_setting('citus.version', true) IS NOT NULL";
+
 /// Statements a connection keeps prepared; past this it forgets them all and prepares again as they come. A list's
 /// statement differs by its filters, so the set is bounded, not fixed.
 const STATEMENTS_KEPT: usize = 256;
@@ -228,6 +235,10 @@ impl PgReaders {
                     tracing::debug!(%error, "a request reads' connection to PostgreSQL ended");
                 }
             });
+            client
+                .batch_execute(PLAN_WITH_VALUES)
+                .await
+                .map_err(|error| self.connect_failed(Some(error)))?;
             let reader = Arc::new(Reader {
                 client,
                 statements: Mutex::new(HashMap::new()),

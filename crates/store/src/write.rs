@@ -77,8 +77,11 @@ impl BeginWrite for MeteredPool<sqlx::Postgres> {
 
 /// PostgreSQL: how a write transaction begins. Its prepared statements run on their generic plans: PostgreSQL
 /// otherwise plans the commit's insert of events afresh each time, as a plan for arrays of known length looks cheaper
-/// than the generic one, and that planning costs more than all the write's statements.
-const POSTGRES_BEGIN: &str = "BEGIN; SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+/// than the generic one, and that planning costs more than all the write's statements. A database set to plan every
+/// statement with its values keeps that setting: on Citus, `tranquera migrate` sets it (`citus.rs`), since
+/// Citus routes a statement by its values and cannot plan an `INSERT … SELECT` on parameters.
+const POSTGRES_BEGIN: &str = "BEGIN; SELECT set_config('plan_cache_mode', 'force_generic_plan', true) \
+     WHERE current_setting('plan_cache_mode') <> 'force_custom_plan'";
 
 /// A transaction that writes, and what it changed. Its `commit` writes the events and counters of those changes
 /// ([`crate::events::commit`]), and marks the `Idempotency-Key` of the request it serves ([`crate::idempotency`]), so

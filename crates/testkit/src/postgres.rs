@@ -272,10 +272,12 @@ pub(crate) const FAST_AND_LOOSE: &str = "-c fsync=off -c synchronous_commit=off 
 
 /// Starts the server on `dir` with `settings` under a shell that stops it when its standard input closes, and then
 /// deletes `dir` unless a `keep` file is in it.
+/// Every cluster logs its statements when the run asks for it ([`crate::statement_log`]).
 pub(crate) fn launch(bin: &Path, as_postgres: bool, dir: &Path, port: u16, settings: &str) -> Result<Child, String> {
     let dir_text = dir.to_string_lossy();
+    let logged = crate::statement_log::settings(as_postgres, port)?;
     let script = format!(
-        "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 {settings} \
+        "'{postgres}' -D '{dir_text}' -p {port} -k '{dir_text}' -c listen_addresses=127.0.0.1 {settings} {logged} \
          -c max_connections=300 -c max_wal_size=128MB >>'{dir_text}/server.log' 2>&1 & \
          pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; [ -e '{dir_text}/keep' ] || rm -rf '{dir_text}'",
         postgres = bin.join("postgres").to_string_lossy()
@@ -315,12 +317,17 @@ pub(crate) fn wait_until_ready(bin: &Path, dir: &Path, port: u16) -> Result<(), 
     Ok(())
 }
 
-/// A connection to `url` as the server makes them: without sqlx's `extra_float_digits` startup parameter, which
-/// PgBouncer refuses.
+/// A test's own connection to `url`, made as the server makes them: without sqlx's `extra_float_digits` startup
+/// parameter, which PgBouncer refuses. Its `application_name` tells the statement check that what it runs is a test's
+/// probe, not the service's ([`crate::statement_log::TEST_CONNECTION`]).
 pub async fn connect(url: &str) -> Result<sqlx::PgConnection, sqlx::Error> {
     use sqlx::ConnectOptions as _;
     let options: sqlx::postgres::PgConnectOptions = url.parse()?;
-    options.extra_float_digits(None).connect().await
+    options
+        .extra_float_digits(None)
+        .application_name(crate::statement_log::TEST_CONNECTION)
+        .connect()
+        .await
 }
 
 /// A new, empty database on the test run's cluster (see [`admin_url`]), named after `tag`; its URL.
@@ -357,12 +364,16 @@ pub async fn create_database_from(admin_url: &str, tag: &str, template: Option<&
         }
     };
     let name = crate::scratch::unique(tag).to_ascii_lowercase();
+    let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
+    if crate::citus::requested() {
+        crate::citus::create(admin_url, &name, template).await;
+        return format!("{base}/{name}");
+    }
     let copied = template.map_or_else(String::new, |template| format!(" TEMPLATE {template}"));
     sqlx::query(&format!("CREATE DATABASE {name}{copied}"))
         .execute(&mut admin)
         .await
         .expect("create a test database");
-    let base = admin_url.rsplit_once('/').map_or(admin_url, |(base, _)| base);
     format!("{base}/{name}")
 }
 
@@ -377,6 +388,7 @@ pub fn drop_database(admin_url: &str, url: &str) {
     };
     let statement = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
     let admin_url = admin_url.to_owned();
+    let name = name.to_owned();
     let dropping = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -385,6 +397,7 @@ pub fn drop_database(admin_url: &str, url: &str) {
         runtime.block_on(async {
             let connecting = tokio::time::timeout(Duration::from_secs(5), connect(&admin_url));
             let mut admin = connecting.await.ok()?.ok()?;
+            crate::citus::drop_everywhere(&admin_url, &name).await;
             sqlx::query(&statement).execute(&mut admin).await.ok()
         })
     });

@@ -47,7 +47,9 @@ impl ServerProcess {
     }
 
     fn wait_until_healthy(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        // A demo seeds before it listens: on a Citus cluster of the tester's own that takes minutes.
+        let patience = if crate::citus::requested() { 600 } else { 60 };
+        let deadline = Instant::now() + Duration::from_secs(patience);
         loop {
             if health(self.port).is_some_and(|answer| answer.starts_with("HTTP/1.1 200")) {
                 return;

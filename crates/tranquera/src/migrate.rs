@@ -18,6 +18,13 @@ pub async fn run(args: MigrateArgs) -> Result<(), Failure> {
     let store = connect(&args.database, None).await?;
     let migrated = store.migrate().await?;
     println!("{} migration(s) applied; the schema is current.", migrated.schema);
+    if let Some(citus) = &migrated.citus {
+        println!(
+            "Citus, {} worker(s): {} table(s) distributed by society, {} copied to every node, {} on the coordinator \
+             ({} placed now).",
+            citus.workers, citus.distributed, citus.reference, citus.coordinator, citus.placed_now
+        );
+    }
     match migrated.reference {
         Some(release) => println!(
             "Reference data {}: {} row(s) added, {} corrected, {} of the operator's adopted.",

@@ -185,7 +185,13 @@ fn run(block: &Block, folder: &Path, base: &str) -> String {
 /// Runs every block of the English guide `slug` against a fresh demo server; answers the server, still running.
 fn run_guide(slug: &str) -> (Scratch, ServerProcess) {
     let scratch = Scratch::new(&format!("tranquera-guide-{slug}"));
-    let database = format!("sqlite://{}", scratch.join("demo.sqlite").display());
+    // On a Citus cluster of the tester's own (`testkit::citus`), the demo seeds a database spread over it.
+    let database = if testkit::citus::requested() {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        runtime.block_on(testkit::postgres::new_database("tranquera_guide"))
+    } else {
+        format!("sqlite://{}", scratch.join("demo.sqlite").display())
+    };
     let server = ServerProcess::start(
         Path::new(env!("CARGO_BIN_EXE_tranquera")),
         &["demo", "--database", &database],

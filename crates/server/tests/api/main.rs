@@ -31,6 +31,7 @@ mod planning;
 mod plots;
 mod reference_data;
 mod route_isolation;
+mod schema;
 mod sdk;
 mod sdk_events;
 mod spec_paths;

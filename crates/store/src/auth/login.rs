@@ -33,7 +33,13 @@ crate::row_by_position! {
         legal_name: String,
         country: String,
         time_zone: String,
-        data_version: i64,
+    }
+}
+
+crate::row_by_position! {
+    /// The society's data version, for the grant's `syncCheck`.
+    struct DataVersion {
+        version: i64,
     }
 }
 
@@ -57,11 +63,10 @@ impl Store {
             Err(retry) => return Ok(Err(LoginRefusal::Throttled(retry))),
         };
         let sql = Sql {
-            text: format!(
-                "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone, \
-                 {} AS data_version FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1",
-                society_version(self.db.dialect(), "s.id")
-            ),
+            text:
+                "SELECT u.id, u.society_id, u.password_hash, u.roles, u.active, s.legal_name, s.country, s.time_zone \
+                   FROM users u JOIN societies s ON s.id = u.society_id WHERE u.email = $1"
+                    .to_owned(),
             args: vec![Arg::Text(email.clone())],
         };
         let account: Option<Account> = self.lookup_rows(&sql).await?.pop();
@@ -83,6 +88,16 @@ impl Store {
             self.take_back(&reserved).await?;
             return Ok(Err(LoginRefusal::NotPermitted));
         }
+        // Read once the society is known, so that the statement names it (on Citus, it runs on its worker alone).
+        let version = Sql {
+            text: format!("SELECT {}", society_version(self.db.dialect(), "$1")),
+            args: vec![Arg::Int(account.society_id)],
+        };
+        let data_version = self
+            .lookup_rows::<DataVersion>(&version)
+            .await?
+            .pop()
+            .map_or(0, |row| row.version);
         let family = new_secret(account.society_id);
         let (access, refresh, expires_at) = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
@@ -101,7 +116,7 @@ impl Store {
             society: SocietyInfo {
                 id: account.society_id,
                 legal_name: account.legal_name,
-                sync_check: sync_check(account.society_id, account.data_version),
+                sync_check: sync_check(account.society_id, data_version),
                 scope: Scope::new(account.society_id, &account.country, &account.time_zone),
             },
         }))

@@ -92,7 +92,7 @@ impl Store {
             let society: SocietyRow = sqlx::query_as(&format!(
                 "SELECT s.legal_name, s.country, s.time_zone, {} AS data_version, u.roles, u.active FROM societies s \
                  JOIN users u ON u.society_id = s.id WHERE s.id = $1 AND u.id = $2",
-                society_version(self.db.dialect(), "s.id")
+                society_version(self.db.dialect(), "$1")
             ))
             .bind(society_id)
             .bind(row.user_id)
@@ -144,7 +144,7 @@ impl Store {
                  {} AS society_version, {} AS reference_version \
                  FROM auth_tokens t JOIN users u ON u.id = t.user_id JOIN societies s ON s.id = t.society_id \
                  WHERE t.society_id = $1 AND t.token_hash = $2 AND t.kind = 'access'",
-                society_version(dialect, "t.society_id"),
+                society_version(dialect, "$1"),
                 REFERENCE_VERSION
             )
         }

@@ -35,9 +35,9 @@ const SPEC: ListSpec = ListSpec {
     columns: "t.id, t.society_id, t.name, t.lastname, t.cuit, t.observations, t.external_code, t.email, \
               t.phone_number, t.active, t.created_at, t.updated_at, t.deleted_at, \
               COALESCE((SELECT SUM(p.area) FROM plots p \
-                        WHERE p.society_id = t.society_id AND +p.deleted_at IS NULL \
+                        WHERE p.society_id = $1 AND +p.deleted_at IS NULL \
                         AND p.establishment_id IN (SELECT e.id FROM establishments e \
-                        WHERE e.society_id = t.society_id AND e.farmer_id = t.id AND +e.deleted_at IS NULL)), 0.0) AS area",
+                        WHERE e.society_id = $1 AND e.farmer_id = t.id AND +e.deleted_at IS NULL)), 0.0) AS area",
     scoping: Scoping::Society,
     condition: None,
     created: Some("t.created_at"),

@@ -18,7 +18,7 @@ resource! {
             phone_number: Option<String> = "t.phone_number" => plain,
             email: Option<String> = "t.email" => plain,
             machines: Option<String> = "(SELECT string_agg(CAST(m.machine_id AS TEXT), ',' ORDER BY m.machine_id) \
-                FROM applicator_machines m WHERE m.society_id = t.society_id AND m.applicator_id = t.id)" => ids,
+                FROM applicator_machines m WHERE m.society_id = $1 AND m.applicator_id = t.id)" => ids,
             created_at: i64 = "t.created_at" => at,
             modified_at: i64 = "t.updated_at" => at,
             deleted_at: Option<i64> = "t.deleted_at" => at_opt,

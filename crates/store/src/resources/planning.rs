@@ -142,7 +142,7 @@ fn owners_statement(society_id: i64, ids: &IdSet) -> Sql {
     let mut sql = Sql::default();
     sql.push(
         "SELECT e.id, e.name, e.farmer_id, (SELECT TRIM(f.name || ' ' || COALESCE(f.lastname, '')) FROM farmers f \
-         WHERE f.society_id = e.society_id AND f.id = e.farmer_id) FROM establishments e WHERE e.society_id = ",
+         WHERE f.society_id = $1 AND f.id = e.farmer_id) FROM establishments e WHERE e.society_id = ",
     )
     .arg(Arg::Int(society_id))
     .push(" AND e.id");
