@@ -45,8 +45,9 @@ def token(base, email, password):
 def bodies(base, token, folder):
     api = Api(base, token)
     login_society = api.items("/api/v3/third_party/work_orders?size=1")[0]["header"]["extra_fields"]["company"]
-    # Campaigns deep in the list are the large society's own.
-    campaigns = [c["id"] for c in api.items("/api/v3/third_party/campaigns?page=300&size=100")]
+    # Campaigns deep in the list are the large society's own (page 300, or the last of a small trial's society).
+    last = api.call("GET", "/api/v3/third_party/campaigns?size=100")["total_pages"]
+    campaigns = [c["id"] for c in api.items(f"/api/v3/third_party/campaigns?page={min(300, last)}&size=100")]
     formulateds = [f["id"] for f in api.items("/api/v3/third_party/formulateds?size=100")]
     voucher_types = [v["id"] for v in api.items("/api/v3/third_party/voucher_types?size=100")]
     labour_types = [t["id"] for t in api.items("/api/v3/third_party/application_order_labour_types?size=100")]

@@ -151,23 +151,28 @@ def judge(result, results, ceiling, peer):
 
 # Rows measured side by side with another in the same run, alternating rounds: the measured side's key prefix, and
 # its counterpart's. A comparison, not a target.
-SIDE_BY_SIDE = {"pooler_pgbouncer_": "pooler_direct_", "limits_on_": "limits_off_"}
+SIDE_BY_SIDE = {"pooler_pgbouncer_": "pooler_direct_", "limits_on_": "limits_off_", "citus_citus_": "citus_postgres_"}
+# The backend of a measured side's counterpart, where it is not the measured side's own: Citus is set against plain
+# PostgreSQL.
+COUNTERPART_BACKEND = {"citus": "postgres"}
 SIDE_BY_SIDE_PREFIXES = tuple(SIDE_BY_SIDE) + tuple(SIDE_BY_SIDE.values())
 
 
 def side_by_side(result, results, against_key):
     """One side against the other, on the last round's row: all rounds pooled on each side, per core of what serves
-    the requests (the API server, PostgreSQL, and PgBouncer when it is on the path) and in requests a second."""
+    the requests (the API server, PostgreSQL or the bench database's processes on each Citus node, and PgBouncer when
+    it is on the path) and in requests a second."""
     backend = result.get("backend")
     rounds = find_all(results, result["key"], backend)
     if result is not rounds[-1]:
         return "", None
-    against_rounds = find_all(results, against_key, backend)
+    against_rounds = find_all(results, against_key, COUNTERPART_BACKEND.get(backend, backend))
     measured, against = pooled(rounds), pooled(against_rounds)
     if not measured or not against or not per_core(against):
         return "", None
     rps = sum(r["rps"] for r in rounds) / sum(r["rps"] for r in against_rounds)
-    return (f"against {against_rounds[0]['scenario'].rsplit(', ', 1)[-1]}, {len(rounds)} rounds: "
+    counted = f"{len(rounds)} round" + "s" * (len(rounds) > 1)
+    return (f"against {against_rounds[0]['scenario'].rsplit(', ', 1)[-1]}, {counted}: "
             f"{per_core(measured) / per_core(against):.2f}× per core, {rps:.2f}× req/s"), None
 
 
