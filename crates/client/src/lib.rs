@@ -8,7 +8,8 @@
 //!   refresh. Tokens and passwords are never logged.
 //! - **Lists** are [`futures_util::Stream`]s of items over every page, following `next_page`, filtered by
 //!   [`Filters`] named as each generation names them.
-//! - **Errors** are one [`Error`] type; [`Error::Api`] carries the status and the decoded envelope.
+//! - **Errors** are one [`Error`] type; [`Error::Api`] carries the status and the decoded envelope, with its
+//!   machine-readable [`Error::reason`] to branch on and, on a 400 or 422, every problem ([`Error::problems`]).
 //! - **Events**: [`Client::events`] follows the change feed as a stream that resumes from a saved cursor;
 //!   [`webhooks::verify`] checks a signed webhook delivery and decodes its event.
 //! - **Retries** follow a [`RetryPolicy`] on 429, 503, time-outs and transport failures, honouring `Retry-After`.
@@ -32,9 +33,9 @@
 //! - The read methods ([`Client::establishments`], [`Client::establishment`], … one pair per resource) are generated
 //!   from one declaration table; the writes ([`Client::create_establishment`], …) are written by hand.
 
-/// Compiles the README's SDK example as a doctest, so the copy-pasteable example cannot rot.
+/// Compiles the SDK guide's examples (docs/sdk.md) as doctests, so the copy-pasteable examples cannot rot.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../../../docs/sdk.md")]
 struct ReadmeExample;
 
 mod auth;
@@ -48,7 +49,7 @@ pub mod webhooks;
 mod writes;
 
 pub use client::{Client, ClientBuilder, Items, Pages, Tagged};
-pub use error::Error;
+pub use error::{Error, ErrorProblem};
 pub use events::{EventStream, EVENTS_PATH, NOW};
 pub use filters::{Filters, Generation, WorkOrderStates};
 /// The stream traits the list methods need (`TryStreamExt::try_next`, `try_collect`…), re-exported so callers use

@@ -121,14 +121,16 @@ impl Client {
         self.create(PLOTS, body).await?.decode()
     }
 
-    /// `DELETE /api/v3/third_party/plots/{id}`: logical deletion; 409 while it has live campaigns.
+    /// `DELETE /api/v3/third_party/plots/{id}`: logical deletion; 409 `has_dependants` while it has live campaigns.
     pub async fn delete_plot(&self, id: i64) -> Result<PlotV3, Error> {
         self.delete(PLOTS, id).await
     }
 
     /// `POST /integration/api/v1/workOrders`: creates a work order; answers it with its `ETag`.
     ///
-    /// A refused order is [`Error::Api`] with status 422, whose message lists every broken rule with its JSON path.
+    /// A refused order is [`Error::Api`] with status 422 and reason `validation_failed`, whose
+    /// [`Error::problems`] are every broken rule, each with its JSON path and its own reason; another live order
+    /// with the same `external_id` is 409 `external_id_taken`.
     pub async fn create_work_order(&self, body: &WorkOrderWrite) -> Result<Tagged<WorkOrder>, Error> {
         self.create(WORK_ORDERS, body).await?.tagged()
     }

@@ -17,6 +17,7 @@
 //! - [`field`]: scoutings, progress, controls, silobags, weather and devices.
 //! - [`large`]: the benchmark's large society.
 //! - [`rows`]: the tables being written and the ids being handed out.
+//! - [`words`]: the texts of each language the generators write (the Brazilian society's are Brazilian Portuguese).
 
 use chrono::{TimeZone, Utc};
 use store::admin::{AdminError, NewUser};
@@ -34,6 +35,7 @@ mod operations;
 mod people;
 mod planning;
 mod rows;
+mod words;
 
 /// What every group's society seed needs to know.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +53,7 @@ struct SocietySeed {
     pub origin: i64,
 }
 
-/// A demo account, listed in the README.
+/// A demo account, listed in docs/sandbox.md.
 #[derive(Debug, Clone, Copy)]
 pub struct DemoAccount {
     /// Country code of its society.

@@ -15,6 +15,7 @@ use store::{Arg, Store};
 
 use crate::people;
 use crate::rows::{int, read, text, Ids, Table};
+use crate::words::LabourKeys;
 use crate::SocietySeed;
 use fleet::Seeding;
 use local::local;
@@ -53,6 +54,34 @@ fn email_of(name: &str, domain: &str) -> String {
 /// (id, name) rows.
 type Named = Vec<(i64, String)>;
 
+/// The voucher and labour types of the shipped catalogues, by reference key, with the labour types' names.
+pub(crate) struct Catalogue {
+    vouchers: Vec<(i64, String)>,
+    labours: Vec<(i64, String, String)>,
+}
+
+impl Catalogue {
+    async fn read(store: &Store) -> Result<Self, AdminError> {
+        let keyed = [("id", Kind::Int), ("reference_key", Kind::Text)];
+        let vouchers = read(store, "voucher_types", &keyed, &[]).await?;
+        let labours = read(store, "labour_types", &[keyed[0], keyed[1], ("name", Kind::Text)], &[]).await?;
+        Ok(Self {
+            vouchers: vouchers.iter().map(|row| (int(row, 0), text(row, 1))).collect(),
+            labours: labours
+                .iter()
+                .map(|row| (int(row, 0), text(row, 1), text(row, 2)))
+                .collect(),
+        })
+    }
+
+    /// The voucher type's id, and the labour type's id and name, of `keys`.
+    pub(crate) fn labour(&self, keys: LabourKeys) -> Option<(i64, i64, &str)> {
+        let voucher = self.vouchers.iter().find(|(_, key)| key == keys.voucher)?.0;
+        let (id, _, name) = self.labours.iter().find(|(_, key, _)| key == keys.labour)?;
+        Some((voucher, *id, name))
+    }
+}
+
 /// Seeds a society's contractors, machines, applicators, warehouses, work orders and objective-yield jobs.
 pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), AdminError> {
     let mut rng = StdRng::seed_from_u64(society.seed ^ 0x4f50_4552);
@@ -71,10 +100,8 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         )
         .await?,
     );
-    let labour_types = named(read(store, "labour_types", &id_and("name"), &[]).await?);
-    let labour_type = |name: &str| labour_types.iter().find(|(_, n)| n == name).map(|(id, _)| *id);
-    let voucher_type = named(read(store, "voucher_types", &id_and("code"), &[]).await?);
-    let voucher = |code: &str| voucher_type.iter().find(|(_, c)| c == code).map(|(id, _)| *id);
+    let language = crate::words::words(society.country);
+    let catalogue = Catalogue::read(store).await?;
     let start = society.origin + 20 * DAY;
     let seeding = Seeding {
         society,
@@ -103,7 +130,7 @@ pub(crate) async fn society(store: &Store, society: &SocietySeed) -> Result<(), 
         Vec::new()
     } else {
         (0..250 * scale)
-            .filter_map(|n| plan_order(&mut rng, &ctx, n, &voucher, &labour_type))
+            .filter_map(|n| plan_order(&mut rng, &ctx, n, language, &catalogue))
             .collect()
     };
     let mut orders_written = OrderTables::new(store).await?;

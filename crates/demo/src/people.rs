@@ -155,7 +155,9 @@ pub(crate) async fn society(
         );
         let farmer_id = farmer_ids.next();
         let tax_id = (country.tax_id)(&mut rng, company);
-        let observations = rng.gen_bool(0.2).then_some("Cliente desde 2015");
+        let observations = rng
+            .gen_bool(0.2)
+            .then_some(crate::words::words(country.code).farmer_note);
         let phone = (country.phone)(&mut rng);
         farmer_rows.row([
             farmer_id.into(),

@@ -37,6 +37,16 @@ pub struct NewSilobagCampaign {
 }
 
 impl NewSilobagCampaign {
+    /// The body's keys in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &[
+        "silobag_id",
+        "campaign_id",
+        "quantity_tn",
+        "grain_humidity_percent",
+        "grain_quality_semaphore",
+        "observations",
+    ];
+
     /// The rules that need no database.
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
@@ -114,6 +124,18 @@ pub struct NewDevice {
 }
 
 impl NewDevice {
+    /// The body's keys in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &[
+        "name",
+        "kind",
+        "serial_number",
+        "establishment_id",
+        "silobag_id",
+        "latitude",
+        "longitude",
+        "active",
+    ];
+
     /// The rules that need no database; the device's kind when it meets them.
     pub fn check(&self) -> Result<DeviceKind, Refusal> {
         let mut violations = Vec::new();

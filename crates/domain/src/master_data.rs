@@ -21,6 +21,9 @@ pub struct NewEstablishment {
 }
 
 impl NewEstablishment {
+    /// The body's keys in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &["name", "farmer_id", "external_code", "active"];
+
     /// The rules that need no database.
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
@@ -62,6 +65,9 @@ pub struct NewPlot {
 }
 
 impl NewPlot {
+    /// The body's keys in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &["name", "establishment_id", "area", "external_code", "active"];
+
     /// The rules that need no database.
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();
@@ -99,6 +105,18 @@ pub struct ApplicatorCommand {
 }
 
 impl ApplicatorCommand {
+    /// The body's keys in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "external_code",
+        "active",
+        "address",
+        "phone_number",
+        "email",
+        "machines",
+    ];
+
     /// The rules that need no database.
     pub fn check(&self) -> Result<(), Refusal> {
         let mut violations = Vec::new();

@@ -129,6 +129,85 @@ pub enum Rule {
     Invisible(char),
 }
 
+impl Rule {
+    /// Every rule's [`Rule::reason`], in the order the rules are declared: the vocabulary of `errors[].reason`.
+    pub const REASONS: &'static [&'static str] = &[
+        "not_third_party",
+        "not_your_company",
+        "blank",
+        "not_positive",
+        "too_small",
+        "out_of_range",
+        "not_one_of",
+        "required_for_kind",
+        "not_for_kind",
+        "not_a_campaign",
+        "unknown_reference",
+        "unknown_line",
+        "duplicate_line",
+        "repeated",
+        "silobag_elsewhere",
+        "wrong_type",
+        "unknown_code",
+        "id_code_mismatch",
+        "unknown_column",
+        "repeated_column",
+        "missing_column",
+        "repeated_in_file",
+        "malformed_row",
+        "wrong_cell_count",
+        "not_an_object",
+        "empty_file",
+        "not_text",
+        "not_a_url",
+        "scheme_not_allowed",
+        "address_refused",
+        "unknown_event_type",
+        "too_long",
+        "invisible_character",
+    ];
+
+    /// What is wrong, as a program reads it: a stable snake_case name, the same in every language (the wire's
+    /// `errors[].reason`). Its words, with the values, are the server's.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Rule::SystemId(_) => "not_third_party",
+            Rule::Company { .. } => "not_your_company",
+            Rule::Blank => "blank",
+            Rule::NotPositive(_) => "not_positive",
+            Rule::TooSmall { .. } => "too_small",
+            Rule::OutOfRange { .. } => "out_of_range",
+            Rule::NotOneOf(_) => "not_one_of",
+            Rule::RequiredForKind(_) => "required_for_kind",
+            Rule::NotForKind(_) => "not_for_kind",
+            Rule::NotACampaign { .. } => "not_a_campaign",
+            Rule::Unknown(_) => "unknown_reference",
+            Rule::UnknownLine(_) => "unknown_line",
+            Rule::DuplicateLine(_) => "duplicate_line",
+            Rule::Repeated(_) => "repeated",
+            Rule::SilobagElsewhere { .. } => "silobag_elsewhere",
+            Rule::WrongType { .. } => "wrong_type",
+            Rule::UnknownCode(_) => "unknown_code",
+            Rule::Mismatch { .. } => "id_code_mismatch",
+            Rule::UnknownColumn(_) => "unknown_column",
+            Rule::RepeatedColumn => "repeated_column",
+            Rule::MissingColumn => "missing_column",
+            Rule::RepeatedInFile { .. } => "repeated_in_file",
+            Rule::Malformed(_) => "malformed_row",
+            Rule::Cells { .. } => "wrong_cell_count",
+            Rule::NotAnObject => "not_an_object",
+            Rule::EmptyFile => "empty_file",
+            Rule::NotText(_) => "not_text",
+            Rule::NotAUrl => "not_a_url",
+            Rule::SchemeNotAllowed(_) => "scheme_not_allowed",
+            Rule::AddressRefused { .. } => "address_refused",
+            Rule::UnknownEventType(_) => "unknown_event_type",
+            Rule::TooLong(_) => "too_long",
+            Rule::Invisible(_) => "invisible_character",
+        }
+    }
+}
+
 /// What a field holds, as a wrong-type message names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expected {
@@ -202,6 +281,43 @@ pub enum Refusal {
     DuplicateExternalCode(i64),
 }
 
+impl Refusal {
+    /// This refusal of a body for its own rules, with the violations the rules about the records it names found
+    /// (`references`), all in body order: `fields` lists the body's keys in the order its schema gives them. So one
+    /// answer names every broken rule, though the body's own were found before the store was asked. A reference
+    /// refusal of another kind (an external id taken) is left out: a body that breaks its own rules is answered
+    /// for them first.
+    pub fn with_references(self, references: Result<(), Refusal>, fields: &[&str]) -> Refusal {
+        match (self, references) {
+            (Refusal::Invalid(mut violations), Err(Refusal::Invalid(found))) => {
+                violations.extend(found);
+                violations.sort_by(|a, b| body_place(&a.path, fields).cmp(body_place(&b.path, fields)));
+                Refusal::Invalid(violations)
+            }
+            (refusal, _) => refusal,
+        }
+    }
+}
+
+/// Where `path` (`labours[0].machines[1].local_id`) lies in a body whose keys come in the order of `fields`, as a
+/// sequence to compare: an index by its number, a key by its place in `fields` (one not listed after those listed).
+fn body_place<'p>(path: &'p str, fields: &'p [&str]) -> impl Iterator<Item = (u8, usize)> + 'p {
+    path.split(['.', '['])
+        .filter(|segment| !segment.is_empty())
+        .map(
+            |segment| match segment.strip_suffix(']').and_then(|index| index.parse().ok()) {
+                Some(index) => (0, index),
+                None => (
+                    1,
+                    fields
+                        .iter()
+                        .position(|field| *field == segment)
+                        .unwrap_or(fields.len()),
+                ),
+            },
+        )
+}
+
 /// The outcome of checking a body: nothing wrong, or every violation found.
 pub fn verdict(violations: Vec<Violation>) -> Result<(), Refusal> {
     if violations.is_empty() {
@@ -262,6 +378,83 @@ pub fn check_required(path: &str, value: &str, violations: &mut Vec<Violation>) 
 mod tests {
     use super::*;
 
+    /// One of every rule.
+    fn every_rule() -> Vec<Rule> {
+        vec![
+            Rule::SystemId("x".into()),
+            Rule::Company { sent: 1, expected: 2 },
+            Rule::Blank,
+            Rule::NotPositive(0.0),
+            Rule::TooSmall {
+                sent: 1e-320,
+                min: MIN_QUANTITY,
+            },
+            Rule::OutOfRange { min: 0.0, max: 1.0 },
+            Rule::NotOneOf("a, b"),
+            Rule::RequiredForKind("silo"),
+            Rule::NotForKind("silo"),
+            Rule::NotACampaign {
+                id: 1,
+                species: false,
+                cultivation: false,
+            },
+            Rule::Unknown(1),
+            Rule::UnknownLine(1),
+            Rule::DuplicateLine(1),
+            Rule::Repeated(1),
+            Rule::SilobagElsewhere {
+                silobag_id: 1,
+                establishment_id: 2,
+            },
+            Rule::WrongType {
+                expected: Expected::Number,
+                sent: "x".into(),
+            },
+            Rule::UnknownCode("x".into()),
+            Rule::Mismatch {
+                id: 1,
+                code: "x".into(),
+            },
+            Rule::UnknownColumn("x".into()),
+            Rule::RepeatedColumn,
+            Rule::MissingColumn,
+            Rule::RepeatedInFile {
+                code: "x".into(),
+                row: 1,
+            },
+            Rule::Malformed("x".into()),
+            Rule::Cells { found: 1, expected: 2 },
+            Rule::NotAnObject,
+            Rule::EmptyFile,
+            Rule::NotText("UTF-8"),
+            Rule::NotAUrl,
+            Rule::SchemeNotAllowed("https"),
+            Rule::AddressRefused {
+                address: "127.0.0.1".into(),
+                kind: crate::webhooks::RefusedAddress::Loopback,
+            },
+            Rule::UnknownEventType("x".into()),
+            Rule::TooLong(10),
+            Rule::Invisible('\u{200b}'),
+        ]
+    }
+
+    #[test]
+    fn every_rule_has_its_own_reason_and_the_list_names_them_all_in_order() {
+        let reasons: Vec<&str> = every_rule().iter().map(Rule::reason).collect();
+        assert_eq!(reasons, Rule::REASONS);
+        let mut distinct = reasons.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), reasons.len(), "one reason per rule");
+        for reason in reasons {
+            assert!(
+                !reason.is_empty() && reason.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{reason} is snake_case"
+            );
+        }
+    }
+
     #[test]
     fn an_item_of_a_batch_is_named_by_its_index() {
         let violation = Violation::new("device_id", Rule::Unknown(4)).in_item(3);
@@ -310,5 +503,46 @@ mod tests {
         assert!(violations.is_empty(), "{violations:?}");
         check_positive("quantity_tn", -0.0, &mut violations);
         assert_eq!(violations, [Violation::new("quantity_tn", Rule::NotPositive(-0.0))]);
+    }
+
+    #[test]
+    fn a_bodys_own_violations_and_its_references_join_in_body_order() {
+        let fields = ["name", "establishment_id", "area", "labours", "machines", "local_id"];
+        let own = Refusal::Invalid(vec![
+            Violation::new("area", Rule::NotPositive(-1.0)),
+            Violation::new("labours[10].machines[0].local_id", Rule::Repeated(4)),
+            Violation::new("name", Rule::Blank),
+        ]);
+        let references = Err(Refusal::Invalid(vec![
+            Violation::new("establishment_id", Rule::Unknown(9)),
+            Violation::new("labours[2].machines[1].local_id", Rule::Unknown(4)),
+        ]));
+        let paths = match own.clone().with_references(references, &fields) {
+            Refusal::Invalid(violations) => violations.into_iter().map(|v| v.path).collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            paths,
+            [
+                "name",
+                "establishment_id",
+                "area",
+                "labours[2].machines[1].local_id",
+                "labours[10].machines[0].local_id"
+            ]
+        );
+        assert_eq!(own.clone().with_references(Ok(()), &fields), own);
+        let taken = Err(Refusal::DuplicateExternalId(3));
+        assert_eq!(
+            own.clone().with_references(taken, &fields),
+            own,
+            "the body's own rules answer first"
+        );
+        let too_many = Refusal::TooManyItems { sent: 2, max: 1 };
+        let unknown = Err(Refusal::Invalid(vec![Violation::new(
+            "[0].device_id",
+            Rule::Unknown(1),
+        )]));
+        assert_eq!(too_many.clone().with_references(unknown, &fields), too_many);
     }
 }

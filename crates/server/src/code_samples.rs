@@ -3,15 +3,17 @@
 //! operation carries them twice: in `x-codeSamples` (`lang`, `label`, `source`), which tools and tests read, and at
 //! the end of its description, as Markdown code blocks, which is how Swagger UI at `/docs` shows them.
 //!
-//! The samples call the demo's default address and, for the SDK, log in with the demo's documented account; curl
-//! and Python read the access token from `$TOKEN` (the login sample shows how to get one).
+//! The samples call [`BASE`], which `/openapi.json` replaces with the address the request reached, and name records
+//! of the demo login's society; the SDK's log in with the demo's documented account; curl and Python read the access
+//! token from `$TOKEN` (the login's curl sample sets it, and `$REFRESH_TOKEN` for the refresh's).
 
 use serde_json::{json, Value};
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::OpenApi;
 
-/// Where the samples send their calls: `tranquera demo`'s default address.
+/// Where the samples send their calls as the document is built: `tranquera demo`'s default address, which
+/// `/openapi.json` replaces with the address each request reached.
 pub const BASE: &str = "http://127.0.0.1:8080";
 /// The Python package `openapi-python-client` makes of the document (from its title).
 pub const PYTHON_PACKAGE: &str = "third_party_integration_api_client";
@@ -43,17 +45,22 @@ pub fn with_samples(mut document: OpenApi) -> OpenApi {
     document
 }
 
+/// What opens the samples at the end of a description; [`crate::reference`] translates the prose before it.
+pub const HEADING: &str = "**Code samples**";
+/// The samples' labels, in order: curl, the Rust SDK, Python.
+pub const LABELS: [&str; 3] = ["curl", "Rust SDK", "Python (generated client)"];
+
 fn annotate(operation: &mut Operation, call: &Call) {
     let samples = [
-        ("Shell", "curl", curl(call)),
-        ("Rust", "Rust SDK", rust(call)),
-        ("Python", "Python (generated client)", python(call)),
+        ("Shell", LABELS[0], curl(call)),
+        ("Rust", LABELS[1], rust(call)),
+        ("Python", LABELS[2], python(call)),
     ];
     let mut markdown = operation.description.take().unwrap_or_default();
     if !markdown.is_empty() {
         markdown.push_str("\n\n");
     }
-    markdown.push_str("**Code samples**");
+    markdown.push_str(HEADING);
     let fences = ["bash", "rust", "python"];
     for ((_, label, source), fence) in samples.iter().zip(fences) {
         markdown.push_str(&format!("\n\n{label}:\n\n```{fence}\n{source}\n```"));
@@ -65,6 +72,34 @@ fn annotate(operation: &mut Operation, call: &Call) {
         .collect();
     let extensions = operation.extensions.get_or_insert_with(Extensions::default);
     extensions.insert("x-codeSamples".to_owned(), Value::Array(listed));
+}
+
+/// The records the samples name where the document's example id (1) is none of the demo login's society's (the
+/// Argentine one), or where acting on it would fail: ids of `tranquera demo`'s records, the same in every fresh demo.
+/// The reads name seeded records. The changes and deletions name the records the create samples make, which a
+/// reader runs first, as the test does: the demo's seeded establishments, plots and orders all have dependants or
+/// another `external_id`. `crates/tranquera/tests/reference_samples.rs` runs every curl sample against a fresh demo
+/// and finds any that drifts.
+const DEMO_IDS: [(&str, &str, &str, i64); 9] = [
+    ("GET", "/api/v3/third_party/cultivations/{id}", "id", 1918),
+    ("GET", "/api/v3/third_party/harvest_progress/{id}", "id", 4),
+    ("GET", "/api/v3/third_party/planting_control/{id}", "id", 2),
+    ("GET", "/api/v3/third_party/plant_stand_control/{id}", "id", 3),
+    // The job the import sample starts, after the demo's seeded jobs.
+    ("GET", "/api/v2/third_party/campaigns/import/jobs/{id}", "id", 25),
+    // The establishment, plot and work order the create samples make.
+    ("DELETE", "/api/v3/third_party/establishments/{id}", "id", 1421),
+    ("DELETE", "/api/v3/third_party/plots/{id}", "id", 7166),
+    ("PATCH", "/integration/api/v1/workOrders/{localId}", "localId", 2001),
+    ("DELETE", "/integration/api/v1/workOrders/{localId}", "localId", 2001),
+];
+
+/// The demo record a sample of `method path` names by its parameter `name`, where it is not the document's example.
+fn demo_id(method: &str, path: &str, name: &str) -> Option<i64> {
+    DEMO_IDS
+        .iter()
+        .find(|(verb, template, parameter, _)| *verb == method && *template == path && *parameter == name)
+        .map(|(_, _, _, id)| *id)
 }
 
 /// What the samples need to know of one operation.
@@ -99,7 +134,10 @@ impl Call {
                 continue;
             }
             let name = parameter["name"].as_str().unwrap_or_default().to_owned();
-            let example = parameter.get("example").cloned().unwrap_or(json!(1));
+            let example = demo_id(method, path, &name)
+                .map(|id| json!(id))
+                .or_else(|| parameter.get("example").cloned())
+                .unwrap_or(json!(1));
             let text = match &example {
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
@@ -186,14 +224,27 @@ fn curl(call: &Call) -> String {
     }
     if let Some((example, _, _)) = &call.body {
         lines.push("-H 'Content-Type: application/json'".to_owned());
-        lines.push(format!("-d {}", shell_quoted(&example.to_string())));
+        // The refresh token is the one the login sample kept, not the example's.
+        let body = match call.path.as_str() {
+            REFRESH => r#"'{"refresh_token":"'"$REFRESH_TOKEN"'"}'"#.to_owned(),
+            _ => shell_quoted(&example.to_string()),
+        };
+        lines.push(format!("-d {body}"));
     }
-    let mut sample = lines.join(" \\\n  ");
-    if call.path == "/api/v2/login" {
-        sample = format!("TOKEN=$({sample} | jq -r .access_token)");
+    let sample = lines.join(" \\\n  ");
+    match call.path.as_str() {
+        LOGIN => format!(
+            "LOGIN=$({sample})\nTOKEN=$(printf '%s' \"$LOGIN\" | jq -r .access_token)\n\
+             REFRESH_TOKEN=$(printf '%s' \"$LOGIN\" | jq -r .refresh_token)"
+        ),
+        _ => sample,
     }
-    sample
 }
+
+/// The login, whose curl sample keeps the tokens in `$TOKEN` and `$REFRESH_TOKEN`, and the refresh, whose sample
+/// sends the kept refresh token.
+const LOGIN: &str = "/api/v2/login";
+const REFRESH: &str = "/api/v2/login/refresh";
 
 /// The Rust SDK's typed method for a write, and the `wire` type of its body.
 fn sdk_write(call: &Call) -> Option<(&'static str, &'static str)> {
@@ -356,25 +407,51 @@ fn rust_without_sdk(call: &Call, body_json: &str, why: &str) -> String {
     )
 }
 
-/// `text` as Python names a module or an argument: snake case of its words.
-fn python_name(text: &str) -> String {
-    let mut name = String::new();
-    let mut previous_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && previous_lower {
-                name.push('_');
-            }
-            name.push(c.to_ascii_lowercase());
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !name.ends_with('_') && !name.is_empty() {
-                name.push('_');
-            }
-            previous_lower = false;
+/// `text` as `openapi-python-client` names a module, a function or an argument made from it (its `snake_case`):
+/// when `text` has a capital, every run of an optional capital and small letters is a word of its own (so
+/// `listFarmersV3` is `list_farmers_v3`); the rest splits at `.`, ` `, `_` and `-`; the words, in small letters, are
+/// joined by `_`. Other characters are dropped first.
+pub fn python_name(text: &str) -> String {
+    const DELIMITERS: [char; 4] = ['.', ' ', '_', '-'];
+    let chars: Vec<char> = text
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '_' || DELIMITERS.contains(c))
+        .collect();
+    let capitals = chars.iter().any(|c| c.is_uppercase());
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let finish = |current: &mut String, words: &mut Vec<String>| {
+        if !current.is_empty() {
+            words.push(std::mem::take(current).to_lowercase());
         }
+    };
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        if DELIMITERS.contains(&c) {
+            finish(&mut current, &mut words);
+            at += 1;
+            continue;
+        }
+        // Python's `re.split("([A-Z]?[a-z]+)")`: a capital followed by small letters, or small letters.
+        let small = |at: usize| chars.get(at).is_some_and(|c| c.is_ascii_lowercase());
+        let capital = c.is_ascii_uppercase() && small(at + 1);
+        if capitals && (capital || c.is_ascii_lowercase()) {
+            finish(&mut current, &mut words);
+            let mut end = at + 1;
+            while small(end) {
+                end += 1;
+            }
+            current.extend(&chars[at..end]);
+            finish(&mut current, &mut words);
+            at = end;
+            continue;
+        }
+        current.push(c);
+        at += 1;
     }
-    name.trim_end_matches('_').to_owned()
+    finish(&mut current, &mut words);
+    words.join("_")
 }
 
 /// A Python literal of a JSON value.
@@ -465,6 +542,10 @@ mod tests {
         assert_eq!(python_name("Master data"), "master_data");
         assert_eq!(python_name("get_api_v2_plots"), "get_api_v2_plots");
         assert_eq!(python_name("Operations of the server"), "operations_of_the_server");
+        assert_eq!(python_name("listFarmersV3"), "list_farmers_v3");
+        assert_eq!(python_name("getAPIKey"), "get_api_key");
+        assert_eq!(python_name("v2Plots"), "v_2_plots");
+        assert_eq!(python_name("replaceWorkOrder"), "replace_work_order");
     }
 
     #[test]

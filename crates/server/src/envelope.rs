@@ -1,6 +1,9 @@
-//! The middleware that makes every error answer the specification's envelope, in the caller's language — errors of
-//! our handlers and of everything around them alike (unknown paths, wrong methods, oversized bodies, panics,
-//! time-outs) — and the one that requires the system-id header.
+//! The middleware that makes every error answer the specification's envelope, in the caller's language, with its
+//! machine-readable `reason` and, on 400 and 422, every problem of the request — errors of our handlers and of
+//! everything around them alike (unknown paths, wrong methods, oversized bodies, panics, time-outs) — and the one
+//! that requires the system-id header. [`hints`] finds where a method a path does not take is served instead.
+
+pub mod hints;
 
 use std::sync::{Arc, OnceLock};
 
@@ -46,6 +49,7 @@ pub async fn render_errors(State(state): State<AppState>, mut request: Request, 
         request.extensions_mut().insert(society.clone());
     }
     let path = request.uri().path().to_owned();
+    let method = request.method().clone();
     let mut response = next.run(request).await;
     let lang = asked
         .or_else(|| society.and_then(|society| society.0.get().copied()))
@@ -57,7 +61,9 @@ pub async fn render_errors(State(state): State<AppState>, mut request: Request, 
             code: i64::from(status.as_u16()),
             msg: match status {
                 StatusCode::NOT_FOUND => Msg::RouteNotFound(path),
-                StatusCode::METHOD_NOT_ALLOWED => Msg::MethodNotAllowed,
+                StatusCode::METHOD_NOT_ALLOWED => Msg::MethodNotAllowed {
+                    elsewhere: state.method_hints.elsewhere(&method, &path),
+                },
                 StatusCode::PAYLOAD_TOO_LARGE => Msg::PayloadTooLarge(state.config.body_limit),
                 StatusCode::REQUEST_TIMEOUT => Msg::Timeout,
                 StatusCode::INTERNAL_SERVER_ERROR => Msg::Internal,
@@ -67,7 +73,12 @@ pub async fn render_errors(State(state): State<AppState>, mut request: Request, 
         },
         None => return response,
     };
-    let body = ErrorBody::new(report.code, report.msg.text(lang));
+    let body = ErrorBody::new(report.code, report.msg.text(lang), report.msg.reason());
+    // Every problem of the request as sent; other errors are not about one place of it.
+    let body = match status {
+        StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => body.with_errors(report.msg.problems(lang)),
+        _ => body,
+    };
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     let (mut parts, _) = response.into_parts();
     parts

@@ -42,17 +42,7 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let state = AppState::from_ref(state);
-        let header = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .ok_or(ApiError::unauthorized(Msg::MissingToken))?;
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
-            .map(str::trim)
-            .filter(|token| !token.is_empty())
-            .ok_or(ApiError::unauthorized(Msg::InvalidToken))?;
+        let token = authorization(&parts.headers).map_err(ApiError::unauthorized)?;
         match state.store.authenticate(token).await? {
             TokenCheck::Valid(session) => {
                 crate::ratelimit::charge_token(&parts.extensions, token)?;
@@ -76,13 +66,27 @@ where
 
 /// The bearer token of a request's `Authorization` header, if it has a well-formed one.
 pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
-        .map(str::trim)
-        .filter(|token| !token.is_empty())
+    authorization(headers).ok()
+}
+
+/// The bearer token of a request's `Authorization` header, or why there is none: no header, or one with nothing
+/// after `Bearer`, is a missing token; a value that is not `Bearer <token>` (the bare token, `Token x`, `Basic …`)
+/// is told so, since its token may well be good; bytes that are not text cannot be a token.
+fn authorization(headers: &HeaderMap) -> Result<&str, Msg> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(Msg::MissingToken);
+    };
+    let value = value.to_str().map_err(|_| Msg::InvalidToken)?;
+    let token = match value.strip_prefix("Bearer").or_else(|| value.strip_prefix("bearer")) {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => rest.trim(),
+        _ if value.trim().is_empty() => return Err(Msg::MissingToken),
+        _ => return Err(Msg::TokenWithoutBearer),
+    };
+    if token.is_empty() {
+        Err(Msg::MissingToken)
+    } else {
+        Ok(token)
+    }
 }
 
 /// An API generation as a type, so a route states which filter names it speaks.

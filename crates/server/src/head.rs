@@ -139,7 +139,13 @@ fn replacement(head: &[u8]) -> Option<(Vec<u8>, usize)> {
     {
         return None;
     }
-    let body = serde_json::to_vec(&ErrorBody::new(status, msg.text(Lang::default()))).ok()?;
+    let lang = Lang::default();
+    let body = ErrorBody::new(status, msg.text(lang), msg.reason());
+    let body = match status {
+        400 => body.with_errors(msg.problems(lang)),
+        _ => body,
+    };
+    let body = serde_json::to_vec(&body).ok()?;
     let mut answer = Vec::with_capacity(end + body.len() + 64);
     for line in lines.split("\r\n").filter(|line| !line.is_empty()) {
         if !line.to_ascii_lowercase().starts_with("content-length:") {
@@ -241,7 +247,8 @@ mod tests {
         assert!(answer.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{answer}");
         assert!(answer.contains("\r\ndate: Sun"), "{answer}");
         assert!(answer.contains("content-type: application/json\r\n"), "{answer}");
-        assert!(answer.ends_with(r#""exception":[]}}"#), "{answer}");
+        let listed = r#""exception":[],"reason":"malformed_request","errors":[{"path":"""#;
+        assert!(answer.contains(listed), "{answer}");
         let ours = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 95\r\n\r\n";
         assert!(replacement(ours).is_none(), "our own 400 carries its envelope already");
         assert!(replacement(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());

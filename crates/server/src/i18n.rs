@@ -1,7 +1,9 @@
 //! Every human-readable message the API sends, in Spanish (the platform's language), Portuguese and English.
 
+mod body_hints;
 pub mod import;
 pub mod jobs;
+pub mod reasons;
 mod refusal;
 
 use domain::filters::{DATE_EXAMPLE, DATE_PATTERN};
@@ -16,6 +18,8 @@ pub enum Msg {
     WrongSystemId(String),
     /// No bearer token.
     MissingToken,
+    /// An `Authorization` header whose value does not start with `Bearer ` (a bare token, another scheme).
+    TokenWithoutBearer,
     /// The bearer token is unknown, malformed, expired or revoked.
     InvalidToken,
     /// The token's account has lost the API role.
@@ -66,8 +70,9 @@ pub enum Msg {
     NotFound { resource: &'static str, id: String },
     /// No route has this path.
     RouteNotFound(String),
-    /// The route exists, not for this method.
-    MethodNotAllowed,
+    /// The route exists, not for this method; `elsewhere` names the operation (`GET /api/v2/third_party/plots`)
+    /// that serves the same resource with this method in another version of the API, when one does.
+    MethodNotAllowed { elsewhere: Option<String> },
     /// The request took too long.
     Timeout,
     /// The request body paused longer than this many seconds.
@@ -142,6 +147,17 @@ impl Msg {
             (Msg::MissingToken, Es) => "Falta el token de acceso: envíe Authorization: Bearer <token>.".into(),
             (Msg::MissingToken, Pt) => "Falta o token de acesso: envie Authorization: Bearer <token>.".into(),
             (Msg::MissingToken, En) => "The access token is missing: send Authorization: Bearer <token>.".into(),
+            (Msg::TokenWithoutBearer, Es) => "El encabezado Authorization debe llevar el token después de la palabra \
+                 Bearer: envíelo como Authorization: Bearer <token>."
+                .into(),
+            (Msg::TokenWithoutBearer, Pt) => "O cabeçalho Authorization deve levar o token depois da palavra Bearer: \
+                 envie-o como Authorization: Bearer <token>."
+                .into(),
+            (Msg::TokenWithoutBearer, En) => {
+                "The Authorization header must carry the token after the word Bearer: send it as Authorization: \
+                 Bearer <token>."
+                    .into()
+            }
             (Msg::InvalidToken, Es) => "El token de acceso es inválido o expiró.".into(),
             (Msg::InvalidToken, Pt) => "O token de acesso é inválido ou expirou.".into(),
             (Msg::InvalidToken, En) => "The access token is invalid or has expired.".into(),
@@ -179,7 +195,7 @@ impl Msg {
             (Msg::MalformedBody(d), Es) => format!("El cuerpo de la solicitud no es válido: {d}"),
             (Msg::MalformedBody(d), Pt) => format!("O corpo da requisição não é válido: {d}"),
             (Msg::MalformedBody(d), En) => format!("The request body is not valid: {d}"),
-            (Msg::Body(error), lang) => error.text(lang),
+            (Msg::Body(error), lang) => body_hints::body_text(error, lang),
             (Msg::NulInBody, Es) => {
                 "El cuerpo de la solicitud no es válido: un texto contiene el carácter NUL (\\u0000).".into()
             }
@@ -263,9 +279,20 @@ impl Msg {
             (Msg::RouteNotFound(p), Es) => format!("La ruta {p} no existe."),
             (Msg::RouteNotFound(p), Pt) => format!("A rota {p} não existe."),
             (Msg::RouteNotFound(p), En) => format!("The path {p} does not exist."),
-            (Msg::MethodNotAllowed, Es) => "El método no está permitido en esta ruta.".into(),
-            (Msg::MethodNotAllowed, Pt) => "O método não é permitido nesta rota.".into(),
-            (Msg::MethodNotAllowed, En) => "The method is not allowed on this path.".into(),
+            (Msg::MethodNotAllowed { elsewhere: None }, Es) => "El método no está permitido en esta ruta.".into(),
+            (Msg::MethodNotAllowed { elsewhere: None }, Pt) => "O método não é permitido nesta rota.".into(),
+            (Msg::MethodNotAllowed { elsewhere: None }, En) => "The method is not allowed on this path.".into(),
+            (Msg::MethodNotAllowed { elsewhere: Some(o) }, Es) => format!(
+                "El método no está permitido en esta ruta. Otra versión de la API ofrece este recurso con ese \
+                 método: {o}."
+            ),
+            (Msg::MethodNotAllowed { elsewhere: Some(o) }, Pt) => format!(
+                "O método não é permitido nesta rota. Outra versão da API oferece este recurso com esse método: {o}."
+            ),
+            (Msg::MethodNotAllowed { elsewhere: Some(o) }, En) => format!(
+                "The method is not allowed on this path. Another version of the API serves this resource with that \
+                 method: {o}."
+            ),
             (Msg::Timeout, Es) => "La solicitud tardó demasiado.".into(),
             (Msg::Timeout, Pt) => "A requisição demorou demais.".into(),
             (Msg::Timeout, En) => "The request took too long.".into(),

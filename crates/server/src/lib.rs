@@ -7,7 +7,7 @@
 //! - [`config`]: the server's settings.
 //! - [`console`]: the sandbox console at `/console`, and the recorder of requests it shows.
 //! - [`routes`]: the route table of every generation, and the handlers; [`openapi`], the document it describes
-//!   itself in.
+//!   itself in; [`code_samples`], its samples; [`reference`], its translations.
 //! - [`extract`]: the authenticated caller, list queries, JSON bodies; [`body`], bodies read strictly against the
 //!   document's schemas.
 //! - [`idempotency`]: retries of a POST with an `Idempotency-Key` get the first answer again.
@@ -41,6 +41,7 @@ pub mod idempotency;
 pub mod metrics;
 pub mod openapi;
 pub mod ratelimit;
+pub mod reference;
 pub mod routes;
 pub mod trace_context;
 pub mod webhooks;
@@ -133,6 +134,8 @@ pub struct Shared {
     pub bodies: Arc<body::BodySchemas>,
     /// The sandbox console, when it is on.
     pub console: Option<Arc<console::Console>>,
+    /// Where a method that a path does not take is served instead, for the 405's message.
+    pub method_hints: Arc<envelope::hints::MethodHints>,
 }
 
 /// The OpenAPI document of every route, with the header names of `header_token`.
@@ -144,7 +147,9 @@ pub fn openapi_document(header_token: &str) -> utoipa::openapi::OpenApi {
 /// [`Application`] shares with the other processes).
 fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -> io::Result<Router> {
     let headers = HeaderNames::new(&config.header_token)?;
-    let (api, open, document) = routes::table().finish(&config.header_token);
+    let table = routes::table();
+    let method_hints = Arc::new(envelope::hints::MethodHints::new(table.operations()));
+    let (api, open, document) = table.finish(&config.header_token);
     let docs = Arc::new(routes::docs::render(&document));
     let bodies = Arc::new(body::BodySchemas::new(&document).map_err(io::Error::other)?);
     let console = config.console.enabled.then(|| {
@@ -161,6 +166,7 @@ fn app(store: Store, config: ServerConfig, limiters: Arc<ratelimit::Limiters>) -
         body_sizes: Arc::default(),
         bodies,
         console,
+        method_hints,
     }));
     let api = api
         .layer(middleware::from_fn_with_state(

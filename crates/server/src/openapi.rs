@@ -7,16 +7,19 @@
 //! - this file: the schemas collected, security, the list envelope, an operation, and the whole document.
 //! - `parameters`: the query and path parameters of lists, details and the change feed.
 //! - `errors`: the error answers each operation can give.
+//! - `operation_ids`: each operation's name, from its method and path.
 //! - `request_texts`: the no-NUL pattern on request texts.
 //! - `examples`: examples for properties that have none.
 
 mod errors;
 mod examples;
+mod operation_ids;
 mod parameters;
 mod request_texts;
 
 use std::collections::BTreeMap;
 
+use axum::http::Method;
 use serde_json::json;
 use utoipa::openapi::path::{Operation, OperationBuilder};
 use utoipa::openapi::request_body::RequestBodyBuilder;
@@ -30,7 +33,7 @@ use utoipa::openapi::{
 };
 use utoipa::ToSchema;
 
-pub use parameters::{feed_parameters, id_parameter, list_parameters};
+pub use parameters::{feed_parameters, id_parameter, idempotency_key, if_match, list_parameters};
 
 /// Security scheme name of the bearer token.
 pub const BEARER: &str = "bearer";
@@ -180,8 +183,6 @@ pub fn one_or_array_of(item: RefOr<Schema>) -> RefOr<Schema> {
 
 /// What an operation is, for the document.
 pub struct OperationDoc<'a> {
-    /// Stable id, e.g. `listFarmersV3`.
-    pub id: String,
     /// One line on what it does.
     pub summary: &'a str,
     /// Its group in the docs page.
@@ -205,7 +206,6 @@ pub fn operation(doc: OperationDoc<'_>, media: &str) -> Operation {
         .iter()
         .any(|parameter| parameter.name == parameters::IF_NONE_MATCH);
     let mut builder = OperationBuilder::new()
-        .operation_id(Some(doc.id))
         .summary(Some(doc.summary))
         .tag(doc.tag)
         .parameters(Some(doc.parameters))
@@ -272,10 +272,37 @@ fn event_types_of_endpoints(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
     }
 }
 
-/// The whole document: `paths` and the `schemas` they refer to, with the header names of `header_token`.
-pub fn document(mut paths: Paths, mut schemas: Schemas, header_token: &str) -> OpenApi {
+/// Names each of `operations` (every `(method, path)` of `paths`) with its operation id.
+fn name_operations(paths: &mut Paths, operations: &[(Method, String)]) {
+    for ((method, path), id) in operations.iter().zip(operation_ids::operation_ids(operations)) {
+        let Some(item) = paths.paths.get_mut(path) else {
+            continue;
+        };
+        let operation = match *method {
+            Method::POST => &mut item.post,
+            Method::PUT => &mut item.put,
+            Method::PATCH => &mut item.patch,
+            Method::DELETE => &mut item.delete,
+            _ => &mut item.get,
+        };
+        if let Some(operation) = operation {
+            operation.operation_id = Some(id);
+        }
+    }
+}
+
+/// The whole document: `paths` (`operations`, each routed method and path) and the `schemas` they refer to, with
+/// the header names of `header_token`.
+pub fn document(
+    mut paths: Paths,
+    operations: &[(Method, String)],
+    mut schemas: Schemas,
+    header_token: &str,
+) -> OpenApi {
     let system_id = format!("X-{}-SYSTEM-ID", header_token.to_ascii_uppercase());
+    name_operations(&mut paths, operations);
     errors::list_errors(&mut paths, &system_id);
+    errors::list_reasons(&mut schemas.0);
     event_types_of_endpoints(&mut schemas.0);
     request_texts::nul_free_request_texts(&paths, &mut schemas.0);
     examples::exemplify(&mut schemas.0);

@@ -28,6 +28,7 @@
 //! - [`admin`]: what operators create outside the API (societies, users, farmers, keys).
 //! - [`import`]: operators' bulk loads and exports of master data, one engine for every importable resource.
 //! - [`rate_limits`]: the rate limits' buckets every server process shares.
+//! - [`trigger`]: the changes `tranquera trigger` makes so that a society's feed shows an event of a given type.
 //! - [`webhooks`]: webhook endpoints, and their deliveries from fan-out to the last attempt.
 //! - [`metrics`]: what operators' metrics read of the store: pools, job queue, webhook backlog.
 
@@ -65,6 +66,7 @@ pub mod rows;
 mod shared_checks;
 mod snapshot;
 mod sql;
+pub mod trigger;
 pub mod webhooks;
 mod write;
 

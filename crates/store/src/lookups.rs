@@ -5,11 +5,16 @@
 //!
 //! While their ids fit [`IDS_PER_QUERY`], one `UNION ALL` statement answers every lookup, so a write costs one round
 //! trip for them however many kinds of reference it makes.
+//!
+//! A body already refused for its own rules asks the same lookups without writing ([`Lookups::reading`],
+//! [`Store::ask_reading`]): on a reader, locking nothing and reserving no ids, so its refusal also names the records it
+//! refers to that do not exist.
 
 use std::collections::BTreeSet;
 
+use crate::db::with_reader;
 use crate::sql::{Arg, Dialect, RowLock, Sql, IDS_PER_QUERY};
-use crate::StoreError;
+use crate::{Store, StoreError};
 
 /// Tables whose records the API deletes only when nothing live depends on them (see `Store::delete_logically`).
 /// A write that makes a record depend on one of theirs locks that record to share until it commits: a deletion then
@@ -36,6 +41,8 @@ pub(crate) enum Owner<'a> {
 pub(crate) struct Lookups {
     dialect: Dialect,
     kinds: Vec<Lookup>,
+    /// Asked outside a write: no lookup locks a row, and no ids are reserved.
+    reading: bool,
 }
 
 struct Lookup {
@@ -67,6 +74,16 @@ impl Lookups {
         Self {
             dialect,
             kinds: Vec::new(),
+            reading: false,
+        }
+    }
+
+    /// No lookups yet, to be asked outside a write ([`Store::ask_reading`]): they lock nothing, and a reservation
+    /// reserves nothing.
+    pub fn reading(dialect: Dialect) -> Self {
+        Self {
+            reading: true,
+            ..Self::new(dialect)
         }
     }
 
@@ -128,6 +145,13 @@ impl Lookups {
                 false,
             ),
         };
+        if self.reading {
+            return Reservation {
+                kind: None,
+                count: 0,
+                consecutive,
+            };
+        }
         Reservation {
             kind: (count > 0).then(|| self.query(select, &[])),
             count,
@@ -135,7 +159,10 @@ impl Lookups {
         }
     }
 
-    fn push(&mut self, lookup: Lookup) -> Kind {
+    fn push(&mut self, mut lookup: Lookup) -> Kind {
+        if self.reading {
+            lookup.lock = None;
+        }
         self.kinds.push(lookup);
         Kind(self.kinds.len() - 1)
     }
@@ -211,6 +238,18 @@ macro_rules! ask {
     }};
 }
 pub(crate) use ask;
+
+impl Store {
+    /// Answers `lookups` (made with [`Lookups::reading`]) on a reader, outside any transaction: what a body refused
+    /// for its own rules also gets wrong about the records it names. It reads only and locks nothing, so it neither
+    /// waits for writes nor holds them up.
+    pub(crate) async fn ask_reading(&self, lookups: &Lookups) -> Result<Found, StoreError> {
+        Ok(with_reader!(&self.db, pool => {
+            let mut connection = pool.acquire().await?;
+            ask!(lookups, connection)
+        }))
+    }
+}
 
 /// The ids [`Lookups`] found, by kind.
 pub(crate) struct Found(Vec<BTreeSet<i64>>);
@@ -317,6 +356,19 @@ mod tests {
                 "only plots lock: {text}"
             );
         }
+    }
+
+    #[test]
+    fn lookups_asked_outside_a_write_lock_nothing_and_reserve_no_ids() {
+        let mut lookups = Lookups::reading(Dialect::Postgres);
+        let plots = lookups.live("plots", Owner::Society(7), [4]);
+        let orders = lookups.reserve("work_orders", 1);
+        let statements = lookups.statements();
+        assert_eq!(statements.len(), 1);
+        assert!(!statements[0].text.contains("FOR SHARE"), "{}", statements[0].text);
+        assert!(!statements[0].text.contains("nextval"), "{}", statements[0].text);
+        assert!(lookups.found([(0, 4)]).has(plots, 4));
+        assert!(orders.kind.is_none());
     }
 
     #[test]

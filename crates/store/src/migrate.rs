@@ -117,6 +117,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("migrations/0028_claims_by_society.sql"),
     ),
     (29, "import_staging", include_str!("migrations/0029_import_staging.sql")),
+    (
+        30,
+        "webhook_redelivery",
+        include_str!("migrations/0030_webhook_redelivery.sql"),
+    ),
 ];
 
 /// PostgreSQL's `society_versions` (see migration 5), made from the counts so far.
@@ -357,7 +362,8 @@ pub(crate) async fn run(db: &Db) -> Result<(usize, Option<Placement>), StoreErro
                 .bind(now_millis())
                 .execute(&mut *tx)
                 .await?;
-            tracing::info!(version, name, "applied migration");
+            // Each step at debug: `migrate` and `serve` report the run in one line, and the demo opens with its banner.
+            tracing::debug!(version, name, "applied migration");
             count += 1;
         }
         tx.commit().await?;

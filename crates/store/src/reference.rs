@@ -142,7 +142,7 @@ pub(crate) async fn apply(db: &crate::db::Db, data: &ReferenceData) -> Result<Op
         }
         tx.commit().await?;
         if added + corrected + adopted > 0 {
-            tracing::info!(version = %data.version, added, corrected, adopted, "applied reference data");
+            tracing::debug!(version = %data.version, added, corrected, adopted, "applied reference data");
         }
         Ok(Some(applied))
     })

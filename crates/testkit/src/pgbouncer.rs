@@ -138,7 +138,7 @@ fn write_config(dir: &Path, upstream_port: u16, port: u16, max_prepared: u32, po
     let dir_text = dir.to_string_lossy();
     // Idle server connections go soon: a test run makes and drops hundreds of databases, and a pool of each kept
     // open would exhaust the cluster's connections. After a failed connection to the server PgBouncer waits
-    // `server_login_retry` before the next (15 s by default), also once repointed: 1 s, as the README advises.
+    // `server_login_retry` before the next (15 s by default), also once repointed: 1 s, as docs/operations.md advises.
     let config = format!(
         "[databases]\n* = host=127.0.0.1 port={upstream_port} user=postgres\n\
          [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\

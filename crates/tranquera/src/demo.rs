@@ -13,6 +13,9 @@ use server::Application;
 
 use crate::settings::{close, connect, init_logging, AuthArgs, DatabaseArgs, Failure, HttpArgs, SqliteSynchronous};
 
+/// Where the server serves the guides (`server::routes::guides`).
+const GUIDES: &str = "/docs/guides";
+
 /// Flags of `tranquera demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -40,7 +43,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     // Bound before the database is touched: a port already in use fails at once, not after a whole seeding.
     let listener = server::bind(args.listen)
         .await
-        .map_err(|error| format!("{error}; choose another address with --listen"))?;
+        .map_err(|error| crate::say::cannot_listen(args.listen, &error, "--listen"))?;
     if args.reset {
         reset(&args.database)?;
     }
@@ -52,41 +55,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     };
     let store = connect(&database, Some(&args.auth)).await?;
     store.migrate().await?;
-    if demo::is_seeded(&store).await? {
-        println!("Reusing the demo data in {} (--reset rebuilds it).", args.database);
-        let users = store.admin().users(None).await?;
-        let missing: Vec<&str> = DEMO_ACCOUNTS
-            .iter()
-            .map(|account| account.email)
-            .filter(|email| !users.iter().any(|user| user.email.eq_ignore_ascii_case(email)))
-            .collect();
-        if !missing.is_empty() {
-            // A database seeded by an older release lacks the newer societies, and keeps the catalogues it seeded
-            // itself beside the reference data this release loaded.
-            println!(
-                "This demo database was made by an older release: it has no {}. Run with --reset to rebuild it \
-                 with every country.",
-                missing.join(", ")
-            );
-        }
-    } else {
-        println!("Seeding demo data (scale {})…", args.scale);
-        let summary = demo::demo(
-            &store,
-            &DemoOptions {
-                scale: args.scale,
-                ..DemoOptions::default()
-            },
-        )
-        .await?;
-        for (id, country, name) in &summary.societies {
-            println!("  society {id}: {name} ({country})");
-        }
-        println!(
-            "  {} farmers, {} establishments, {} plots",
-            summary.farmers, summary.establishments, summary.plots
-        );
-    }
+    let data = prepare(&store, &args).await?;
     let mut config = args.http.server_config(args.listen);
     // Integrators test webhooks against a receiver on their own machine.
     config.webhooks.policy = UrlPolicy::DEMO;
@@ -102,9 +71,55 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         .map(|account| DocsLogin::new(account.email, account.password, "8"));
     let app = Application::build_on(listener, store.clone(), config).await?;
     print_banner(app.local_addr()?, &args.http.header_token, console);
+    println!("{data}");
     app.run_until_stopped().await?;
     close(&store).await;
     Ok(())
+}
+
+/// Seeds the demo data on first run, or finds it from an earlier one; answers what the banner ends with. While
+/// the seeding runs only one line goes to standard error, so that the banner is the first thing standard output
+/// shows.
+async fn prepare(store: &store::Store, args: &DemoArgs) -> Result<String, Failure> {
+    if demo::is_seeded(store).await? {
+        let mut data = format!(
+            "The demo data in {} is an earlier run's (--reset rebuilds it).",
+            args.database
+        );
+        let users = store.admin().users(None).await?;
+        let missing: Vec<&str> = DEMO_ACCOUNTS
+            .iter()
+            .map(|account| account.email)
+            .filter(|email| !users.iter().any(|user| user.email.eq_ignore_ascii_case(email)))
+            .collect();
+        if !missing.is_empty() {
+            // A database seeded by an older release lacks the newer societies, and keeps the catalogues it seeded
+            // itself beside the reference data this release loaded.
+            data.push_str(&format!(
+                "\nThis demo database was made by an older release: it has no {}. Run with --reset to rebuild it \
+                 with every country.",
+                missing.join(", ")
+            ));
+        }
+        return Ok(data);
+    }
+    eprintln!("Seeding the demo data (scale {}), once…", args.scale);
+    let summary = demo::demo(
+        store,
+        &DemoOptions {
+            scale: args.scale,
+            ..DemoOptions::default()
+        },
+    )
+    .await?;
+    let mut data = format!(
+        "Demo data seeded in {}: {} farmers, {} establishments, {} plots, in these societies:",
+        args.database, summary.farmers, summary.establishments, summary.plots
+    );
+    for (id, country, name) in &summary.societies {
+        data.push_str(&format!("\n  society {id}: {name} ({country})"));
+    }
+    Ok(data)
 }
 
 /// Deletes a SQLite demo database and its WAL files; refuses anything else.
@@ -124,8 +139,9 @@ fn reset(url: &str) -> Result<(), Failure> {
 
 fn print_banner(address: SocketAddr, token: &str, console: bool) {
     let base = format!("http://{address}");
-    println!("\nTranquera demo: the integration API is at {base}");
+    println!("Tranquera demo: the integration API is at {base}");
     println!("Every call needs the header X-{token}-SYSTEM-ID: 8.");
+    println!("The guides (es, pt, en), from the first call to webhooks: {base}{GUIDES}");
     println!("The reference, where you can log in and try every call: {base}/docs");
     if console {
         println!("Your requests, as the server saw them: {base}/console (log in with an account below).");

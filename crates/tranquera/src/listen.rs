@@ -5,6 +5,10 @@
 //! A delivery is the feed item's JSON, with `webhook-id: evt_<id>`, `webhook-timestamp` and `webhook-signature`
 //! signed with the session's `whsec_` secret by the SDK's [`client::webhooks::delivery_headers`], which is how the
 //! platform signs; a handler that verifies these verifies real deliveries with the endpoint's own secret.
+//!
+//! Each forward's line starts with its time in the society's offset, written as the API writes times
+//! (`2026-03-01T10:00:00-03:00`): the offset is the one the API gave the event's `occurred_at`, so the lines read
+//! beside the events' own times and the society's records.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +19,7 @@ use futures_util::StreamExt as _;
 use rand::RngCore as _;
 
 use crate::login::Login;
+use crate::say::{client_error, say, Say};
 use crate::settings::Failure;
 
 /// How long the local handler has to answer: the platform's own delivery time-out.
@@ -73,7 +78,7 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
             Err(error) => return Err(feed_failure(error)),
         },
     };
-    println!("Ready! Your webhook signing secret is {secret} (^C to quit)");
+    println!("{}", say(Say::Ready(&secret)));
     let mut cursor = Some(start);
     let forwarder = Forwarder {
         http,
@@ -90,12 +95,12 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
         match outcome {
             Ok(()) => {
                 if let Some(cursor) = &cursor {
-                    println!("Stopped. Resume with --after {cursor}");
+                    println!("{}", say(Say::Stopped(cursor)));
                 }
                 return Ok(());
             }
             Err(error @ (client::Error::Timeout | client::Error::Transport(_))) => {
-                eprintln!("tranquera: the API could not be reached ({error}); trying again in 5 s");
+                eprintln!("tranquera: {}", say(Say::Reconnecting(&client_error(&error))));
                 tokio::time::sleep(RECONNECT_AFTER).await;
             }
             Err(error) => return Err(feed_failure(error)),
@@ -106,10 +111,8 @@ pub async fn run(args: ListenArgs) -> Result<(), Failure> {
 /// What to tell the user when the feed refuses to be followed.
 fn feed_failure(error: client::Error) -> Failure {
     match error.status() {
-        Some(client::StatusCode::GONE) => {
-            format!("the cursor is older than the feed keeps ({error}); start again without --after").into()
-        }
-        Some(client::StatusCode::NOT_FOUND) => format!("this server offers no event feed ({error})").into(),
+        Some(client::StatusCode::GONE) => say(Say::CursorExpired(&client_error(&error))).into(),
+        Some(client::StatusCode::NOT_FOUND) => say(Say::NoFeed(&client_error(&error))).into(),
         _ => error.into(),
     }
 }
@@ -136,7 +139,14 @@ impl Forwarder {
         let body = match serde_json::to_vec(event) {
             Ok(body) => body,
             Err(error) => {
-                eprintln!("tranquera: event {} does not serialize: {error}", event.id);
+                let error = error.to_string();
+                eprintln!(
+                    "tranquera: {}",
+                    say(Say::Unserializable {
+                        event: event.id,
+                        error: &error
+                    })
+                );
                 return;
             }
         };
@@ -144,8 +154,12 @@ impl Forwarder {
             let started = Instant::now();
             let answer = self.post(event.id, &body).await;
             let elapsed = started.elapsed().as_millis();
-            let time = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
-            let retry = if attempt == 2 { " (retry)" } else { "" };
+            let time = society_time(event, chrono::Utc::now());
+            let retry = if attempt == 2 {
+                format!(" {}", say(Say::Retry))
+            } else {
+                String::new()
+            };
             let line = format!("{time}  --> {:<28} {:>8}", event.kind, event.resource_id);
             match answer {
                 Ok(status) if status.is_success() => {
@@ -158,9 +172,10 @@ impl Forwarder {
                 }
                 Ok(status) => {
                     println!(
-                        "{line}  <-- [{}] POST {} [{elapsed} ms] failed{retry}",
+                        "{line}  <-- [{}] POST {} [{elapsed} ms] {}{retry}",
                         status.as_u16(),
-                        self.url
+                        self.url,
+                        say(Say::ForwardFailed)
                     );
                 }
                 Err(reason) => println!("{line}  <-- [ERR] POST {} [{elapsed} ms] {reason}{retry}", self.url),
@@ -184,15 +199,22 @@ impl Forwarder {
             .await
             .map_err(|e| {
                 if e.is_timeout() {
-                    "no answer within 10 s".to_owned()
+                    say(Say::NoAnswer)
                 } else if e.is_connect() {
-                    "connection refused: is your handler running?".to_owned()
+                    say(Say::ConnectionRefused)
                 } else {
                     e.to_string()
                 }
             })?;
         Ok(response.status())
     }
+}
+
+/// `now` in the offset the API gave `event`'s `occurred_at` (the society's), written as the API writes times.
+fn society_time(event: &client::wire::events::Event, now: chrono::DateTime<chrono::Utc>) -> String {
+    now.with_timezone(event.occurred_at.0.offset())
+        .format(client::wire::time::OFFSET_FORMAT)
+        .to_string()
 }
 
 /// A fresh `whsec_` secret: 32 random bytes in base64, as the platform makes them.
@@ -216,5 +238,26 @@ mod tests {
             client::webhooks::delivery_headers(&one, 1, chrono::Utc::now().timestamp(), body).expect("signed");
         assert!(client::webhooks::verify(&one, &headers, body).is_ok());
         assert!(client::webhooks::verify(&two, &headers, body).is_err());
+    }
+
+    #[test]
+    fn times_are_written_in_the_society_offset_as_the_api_writes_them() {
+        let event = |at: &str| -> client::wire::events::Event {
+            serde_json::from_value(serde_json::json!({
+                "id": 1, "type": "plot.created", "resource": "plot", "resource_id": 1, "occurred_at": at, "data": {}
+            }))
+            .expect("an event")
+        };
+        let now = chrono::DateTime::parse_from_rfc3339("2026-03-01T13:00:00.25Z")
+            .expect("an instant")
+            .to_utc();
+        assert_eq!(
+            society_time(&event("2026-03-01T09:59:00-03:00"), now),
+            "2026-03-01T10:00:00-03:00"
+        );
+        assert_eq!(
+            society_time(&event("2026-03-01T08:00:00-06:00"), now),
+            "2026-03-01T07:00:00-06:00"
+        );
     }
 }

@@ -1,11 +1,13 @@
 //! How the client subcommands (`sync`, `listen`) reach the API and log in: the base URL and header token as flags,
-//! the account's email and password from the environment or a prompt.
+//! the account's email and password from the environment or a prompt. The API is asked to speak the command's
+//! language (`Accept-Language`), so its messages read as the command's own.
 
 use std::io::IsTerminal as _;
 
 use clap::Args;
 use client::Client;
 
+use crate::say::{accept_language, lang, say, Say};
 use crate::settings::Failure;
 
 /// Where the API is. Credentials come from `TRANQUERA_EMAIL` / `TRANQUERA_PASSWORD` or a prompt, never from a flag,
@@ -26,6 +28,7 @@ impl Login {
         let (email, password) = credentials()?;
         let api = Client::builder(self.base_url.clone())
             .header_token(self.header_token.clone())
+            .accept_language(accept_language(lang()))
             .build()?;
         api.login(&email, &password).await?;
         Ok(api)
@@ -40,20 +43,20 @@ fn credentials() -> Result<(String, String), Failure> {
         return Ok((email.clone(), password.clone()));
     }
     if !std::io::stdin().is_terminal() {
-        return Err("set TRANQUERA_EMAIL and TRANQUERA_PASSWORD (no terminal to ask them on)".into());
+        return Err(say(Say::NoCredentials).into());
     }
     let term = console::Term::stderr();
     let email = match email {
         Some(email) => email,
         None => {
-            term.write_str("Email: ")?;
+            term.write_str(&say(Say::EmailPrompt))?;
             term.read_line()?
         }
     };
     let password = match password {
         Some(password) => password,
         None => {
-            term.write_str("Password: ")?;
+            term.write_str(&say(Say::PasswordPrompt))?;
             term.read_secure_line()?
         }
     };

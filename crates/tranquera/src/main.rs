@@ -2,7 +2,9 @@
 //!
 //! # Layout
 //! - `settings`: the flags (and environment variables) the subcommands share.
-//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `listen`, `bench_data`;
+//! - `say`: the language the command speaks to a person (`--lang`, else the locale), and its messages.
+//! - one file per subcommand: `demo`, `serve`, `migrate`, `admin`, `openapi`, `sync`, `listen`, `bench_data`,
+//!   `trigger`;
 //!   `login`: how `sync` and `listen` reach the API; `csv_cells`: the cells of every CSV file they write.
 
 mod admin;
@@ -13,9 +15,11 @@ mod listen;
 mod login;
 mod migrate;
 mod openapi;
+mod say;
 mod serve;
 mod settings;
 mod sync;
+mod trigger;
 
 use std::process::ExitCode;
 
@@ -69,6 +73,10 @@ fn share_one_glibc_heap() {}
 #[derive(Debug, Parser)]
 #[command(name = "tranquera", version, about)]
 struct Cli {
+    /// The language of messages (es, pt or en), asked of the API too; by default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG), else English.
+    #[arg(long, global = true, value_enum, value_name = "LANG")]
+    lang: Option<say::LangArg>,
     #[command(subcommand)]
     command: Command,
 }
@@ -91,6 +99,8 @@ enum Command {
     Listen(listen::ListenArgs),
     /// Grow the demo's Argentine society to the benchmark's size (see docs/performance.md).
     BenchData(bench_data::BenchDataArgs),
+    /// Make a real change in the demo's database that emits an event of the type named (for webhooks and the feed).
+    Trigger(trigger::TriggerArgs),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +117,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    say::choose(cli.lang);
     let outcome = match cli.command {
         Command::Demo(args) => demo::run(args).await,
         Command::Serve(args) => serve::run(args).await,
@@ -116,11 +127,12 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Sync(args) => sync::run(args).await,
         Command::Listen(args) => listen::run(args).await,
         Command::BenchData(args) => bench_data::run(args).await,
+        Command::Trigger(args) => trigger::run(args).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("tranquera: {error}");
+            eprintln!("tranquera: {}", say::failure(error.as_ref()));
             ExitCode::FAILURE
         }
     }

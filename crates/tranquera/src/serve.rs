@@ -28,12 +28,12 @@ pub async fn run(args: ServeArgs) -> Result<(), Failure> {
     // Bound first, so that an address in use fails before migrations run.
     let listener = server::bind(args.listen)
         .await
-        .map_err(|error| format!("{error}; choose another address with --listen or TRANQUERA_LISTEN"))?;
+        .map_err(|error| crate::say::cannot_listen(args.listen, &error, "--listen (TRANQUERA_LISTEN)"))?;
     let store = connect(&args.database, Some(&args.auth)).await?;
     let migrated = store.migrate().await?;
     tracing::info!(
         applied = migrated.schema,
-        reference = migrated.reference.as_ref().map(|release| release.version.as_str()),
+        reference = ?migrated.reference,
         dialect = ?store.dialect(),
         "database ready"
     );

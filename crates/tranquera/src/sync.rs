@@ -19,7 +19,8 @@
 //!
 //! # Layout
 //! - this file: arguments and the run.
-//! - `resources`: the resource table, and the order lists are started in.
+//! - `resources`: the resource table (each list named by its path), and the order lists are started in.
+//! - `rename`: a folder synced under lists' former names, renamed in place.
 //! - `state`: the state file.
 //! - `walk`: one resource's turn: fetched, or noted unchanged; its files written.
 //! - `summary`: the summary a run reports.
@@ -33,6 +34,7 @@ mod feed;
 mod fetch;
 mod mirror;
 pub(crate) mod progress;
+mod rename;
 mod resources;
 mod state;
 mod summary;
@@ -48,6 +50,7 @@ use futures_util::{stream, StreamExt as _};
 use serde::Serialize;
 
 use crate::login::Login;
+use crate::say::{failure as said, say, Say};
 use crate::settings::Failure;
 use mirror::Mirror;
 use progress::Reporter;
@@ -78,7 +81,8 @@ pub struct SyncArgs {
     /// Print only errors and the final summary.
     #[arg(long)]
     quiet: bool,
-    /// Sync only this resource (repeatable); every list when omitted.
+    /// Sync only this resource (repeatable), named as its path (`scouting`, `application_order_labour_types`);
+    /// every list when omitted.
     #[arg(long = "resource", value_name = "NAME")]
     resources: Vec<String>,
     /// Seconds subtracted from each resource's recorded start instant, so a write committed while the previous
@@ -109,14 +113,13 @@ enum Format {
 pub async fn run(args: SyncArgs) -> Result<(), Failure> {
     let started = Instant::now();
     let started_at = Utc::now().fixed_offset();
-    let selected = select(&args.resources)?;
+    let selected = select(&args.resources, |note| eprintln!("tranquera: {note}"))?;
     std::fs::create_dir_all(&args.out)?;
     let api = args.login.client().await?;
 
     let state_path = args.out.join(STATE_FILE);
-    let mut state = State::load(&state_path)?;
-    let mirror = Mirror::open(&args.out.join(MIRROR_FILE)).await?;
     let reporter = Reporter::new(args.quiet);
+    let (mut state, mirror) = open_folder(&args, &reporter).await?;
     let overlap = chrono::Duration::seconds(i64::from(args.overlap));
     let plan = feed_plan(&args, &api, &mut state, &reporter).await?;
 
@@ -156,11 +159,19 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
                 summaries.push(summary);
             }
             Err(Skip::Unreadable(reason)) => {
-                reporter.note(&format!("sync {}: skipped, {reason}", resource.name));
+                reporter.note(&say(Say::Skipped {
+                    resource: resource.name,
+                    why: &reason,
+                }));
                 summaries.push(ResourceSummary::skipped(resource.name, since, reason));
             }
             Err(Skip::Failed(error)) => {
-                eprintln!("tranquera: sync {}: {error}", resource.name);
+                let error = said(error.as_ref());
+                let line = say(Say::ResourceFailed {
+                    resource: resource.name,
+                    error: &error,
+                });
+                eprintln!("tranquera: {line}");
                 failure = Some(format!("{}: {error}", resource.name));
                 break;
             }
@@ -189,14 +200,32 @@ pub async fn run(args: SyncArgs) -> Result<(), Failure> {
         feed_events: plan.events(),
         error: failure.clone(),
     };
-    if let Some(path) = &args.summary_json {
-        export::replace(path, &serde_json::to_vec_pretty(&summary)?)?;
-    }
-    println!("{}", final_line(&summary));
+    report(&args, &summary)?;
     match failure {
-        Some(error) => Err(format!("sync stopped at {error}; run again to resume").into()),
+        Some(error) => Err(say(Say::SyncStopped(&error)).into()),
         None => Ok(()),
     }
+}
+
+/// The folder's state and mirror; lists kept under the names they had before they were named by their paths are
+/// carried over first.
+async fn open_folder(args: &SyncArgs, reporter: &Reporter) -> Result<(State, Mirror), Failure> {
+    let state_path = args.out.join(STATE_FILE);
+    let mut state = State::load(&state_path)?;
+    let mirror = Mirror::open(&args.out.join(MIRROR_FILE)).await?;
+    if rename::former_names(&args.out, &mirror, &mut state, reporter).await? {
+        state.save(&state_path)?;
+    }
+    Ok((state, mirror))
+}
+
+/// Writes the run's summary where `--summary-json` asks, and prints its final line.
+fn report(args: &SyncArgs, summary: &Summary) -> Result<(), Failure> {
+    if let Some(path) = &args.summary_json {
+        export::replace(path, &serde_json::to_vec_pretty(summary)?)?;
+    }
+    println!("{}", final_line(summary));
+    Ok(())
 }
 
 /// How this run uses the change feed: not at all with `--no-feed` or `--resource`, else as the server and the saved
@@ -215,9 +244,7 @@ async fn feed_plan(
     match &plan {
         // Each list is then walked from its own last sync, deleted records included: from scratch, the mirror
         // would keep as live the records deleted while the cursor aged.
-        feed::FeedPlan::Expired { .. } => {
-            reporter.note("the saved feed cursor is older than the feed keeps: resyncing every list by walking it")
-        }
+        feed::FeedPlan::Expired { .. } => reporter.note(&say(Say::FeedCursorExpired)),
         feed::FeedPlan::Absent => state.feed_cursor = None,
         _ => {}
     }

@@ -87,6 +87,8 @@ async fn listen_forwards_signed_deliveries_that_the_sdk_verifies() {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_tranquera"))
         .arg("listen")
         .args([
+            "--lang",
+            "en",
             "--base-url",
             &sandbox.base,
             "--forward-to",
@@ -178,6 +180,21 @@ async fn listen_forwards_signed_deliveries_that_the_sdk_verifies() {
             "{printed}"
         );
         assert!(printed.contains(" ms]"), "the latency is printed: {printed}");
+    }
+    // Each line's time is the society's, with its offset, written as the API writes times: the Argentine
+    // society's events carry -03:00.
+    let offset = received[0].2["occurred_at"]
+        .as_str()
+        .and_then(|at| at.get(19..))
+        .expect("an occurred_at with an offset")
+        .to_owned();
+    assert_eq!(offset, "-03:00", "the sandbox's society is Argentine");
+    for line in &printed {
+        let time = line.split_whitespace().next().expect("a time first");
+        assert!(
+            chrono::DateTime::parse_from_str(time, "%Y-%m-%dT%H:%M:%S%:z").is_ok() && time.ends_with(&offset),
+            "the time is the society's, with its offset: {line}"
+        );
     }
     child.kill().await.expect("stop listen");
 }

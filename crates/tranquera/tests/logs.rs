@@ -48,7 +48,7 @@ impl Demo {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         if json_logs {
-            // As the README sets it: a switch's variable takes 1 as well as true.
+            // As docs/operations.md sets it: a switch's variable takes 1 as well as true.
             command.env("TRANQUERA_LOG_JSON", "1");
         }
         let mut child = command.spawn().expect("start tranquera demo");

@@ -16,16 +16,18 @@ use sandbox::{sandbox, scratch, Sandbox};
 /// What one run of the binary printed.
 struct Run {
     stdout: String,
+    stderr: String,
     summary: Value,
 }
 
 impl Sandbox {
-    /// Runs `tranquera sync` into `out` with `extra` arguments; stdout is a pipe, so output must be plain lines.
+    /// Runs `tranquera sync` into `out` with `extra` arguments, in English; stdout is a pipe, so output must be plain
+    /// lines.
     async fn sync(&self, out: &Path, extra: &[&str]) -> Run {
         let summary = out.with_extension("summary.json");
         let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_tranquera"))
             .arg("sync")
-            .args(["--base-url", &self.base])
+            .args(["--lang", "en", "--base-url", &self.base])
             .arg("--out")
             .arg(out)
             .arg("--summary-json")
@@ -38,7 +40,7 @@ impl Sandbox {
             .await
             .expect("run tranquera sync");
         let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert!(
             output.status.success(),
             "sync failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -47,7 +49,11 @@ impl Sandbox {
         // Beside `out`, not in it: the caller deletes `out` alone.
         let _ = std::fs::remove_file(&summary);
         let summary = serde_json::from_slice(&written).expect("JSON");
-        Run { stdout, summary }
+        Run {
+            stdout,
+            stderr,
+            summary,
+        }
     }
 }
 
@@ -417,7 +423,7 @@ async fn a_sync_over_the_feed_ends_with_the_mirror_a_walk_ends_with() {
     for name in ["establishments", "work_orders"] {
         assert_eq!(counts[name]["walked"], true, "{name} had events");
     }
-    for name in ["farmers", "plots", "device_events", "scoutings"] {
+    for name in ["farmers", "plots", "device_events", "scouting"] {
         assert_eq!(counts[name]["walked"], false, "{name} had none: {}", counts[name]);
         assert_eq!(counts[name]["pages"], 0, "{name}");
     }
@@ -461,4 +467,161 @@ async fn a_sync_over_the_feed_ends_with_the_mirror_a_walk_ends_with() {
     for dir in [feed, walk] {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// An instant as the API writes it: to the second, with the society's offset.
+fn api_instant(text: &str) -> bool {
+    text.len() == 25 && chrono::DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%:z").is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mirror_keeps_every_value_as_the_api_sent_it_and_names_lists_by_their_paths() {
+    let sandbox = sandbox("as-sent").await;
+    let api = &sandbox.api;
+    let farmer = first_farmer(api).await;
+    let doomed = api
+        .create_establishment(&establishment_of(farmer, "Borrada para el espejo"))
+        .await
+        .expect("create");
+    let out = scratch("as-sent-out");
+    let first = sandbox.sync(&out, &["--format", "sqlite"]).await;
+    let names: Vec<String> = counters(&first.summary).into_keys().collect();
+    for renamed in [
+        "scouting",
+        "application_order_labour_types",
+        "adversity",
+        "weather_anomaly",
+    ] {
+        assert!(names.iter().any(|name| name == renamed), "{renamed} in {names:?}");
+    }
+    for former in ["scoutings", "labour_types", "adversities", "weather_anomalies"] {
+        assert!(!names.iter().any(|name| name == former), "{former} in {names:?}");
+    }
+    let since = chrono::Utc::now().fixed_offset() - chrono::Duration::seconds(60);
+    api.delete_establishment(doomed.id).await.expect("delete");
+    let second = sandbox.sync(&out, &["--format", "sqlite"]).await;
+    assert_eq!(counters(&second.summary)["establishments"]["deleted"], 1);
+
+    // The API's own words for the deleted record, as it sends them.
+    let query = Filters::new().deleted_from(since).query(client::Generation::V3);
+    let deleted: Value = api
+        .get("/api/v3/third_party/establishments", query)
+        .await
+        .expect("the deleted establishments");
+    let sent = deleted["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|item| item["id"] == doomed.id)
+        .expect("the deleted establishment is listed")
+        .clone();
+    let sent_at = sent["deleted_at"].as_str().expect("a deleted_at").to_owned();
+    assert!(sent_at.ends_with("-03:00"), "the society's offset: {sent_at}");
+
+    let mut mirror = sqlx::SqliteConnection::connect(&format!("sqlite://{}", out.join("tranquera.sqlite").display()))
+        .await
+        .expect("the mirror");
+    let (record, updated_at, deleted_at): (String, Option<String>, Option<String>) =
+        sqlx::query_as("SELECT record, updated_at, deleted_at FROM establishments WHERE id = ?")
+            .bind(doomed.id)
+            .fetch_one(&mut mirror)
+            .await
+            .expect("the deleted establishment is mirrored");
+    assert_eq!(
+        deleted_at.as_deref(),
+        Some(sent_at.as_str()),
+        "deleted_at as the API sent it"
+    );
+    assert_eq!(updated_at.as_deref(), sent["updated_at"].as_str(), "updated_at as sent");
+    assert_eq!(
+        serde_json::from_str::<Value>(&record).expect("JSON"),
+        sent,
+        "the record as sent"
+    );
+
+    // Every table's instants are the record's own, to the second with an offset, never rewritten.
+    let tables: Vec<String> = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .fetch_all(&mut mirror)
+        .await
+        .expect("the tables");
+    assert_eq!(tables.len(), 47);
+    for table in &tables {
+        let rows: Vec<(String, Option<String>, Option<String>)> =
+            sqlx::query_as(&format!("SELECT record, updated_at, deleted_at FROM \"{table}\""))
+                .fetch_all(&mut mirror)
+                .await
+                .expect("rows");
+        for (record, updated_at, deleted_at) in rows {
+            let record: Value = serde_json::from_str(&record).expect("JSON");
+            let audit = if record["header"].is_object() {
+                &record["header"]
+            } else {
+                &record
+            };
+            assert_eq!(updated_at.as_deref(), audit["updated_at"].as_str(), "{table}: {record}");
+            if let Some(at) = &deleted_at {
+                assert!(api_instant(at), "{table}: {at}");
+            }
+        }
+    }
+    mirror.close().await.expect("close the mirror");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_synced_under_former_names_carries_on_under_the_paths_names() {
+    let sandbox = sandbox("renamed").await;
+    let out = scratch("renamed-out");
+    sandbox
+        .sync(&out, &["--resource", "scouting", "--resource", "units"])
+        .await;
+    // The folder as a former release left it: the list's table, state entry and file under its former name.
+    let mut mirror = sqlx::SqliteConnection::connect(&format!("sqlite://{}", out.join("tranquera.sqlite").display()))
+        .await
+        .expect("the mirror");
+    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM scouting")
+        .fetch_one(&mut mirror)
+        .await
+        .expect("rows");
+    assert!(rows > 0, "the demo has scoutings");
+    sqlx::query("ALTER TABLE scouting RENAME TO scoutings")
+        .execute(&mut mirror)
+        .await
+        .expect("rename");
+    mirror.close().await.expect("close");
+    let state_path = out.join(".tranquera-sync.json");
+    let mut state: Value = serde_json::from_slice(&std::fs::read(&state_path).expect("state")).expect("JSON");
+    let entry = state["resources"]
+        .as_object_mut()
+        .expect("resources")
+        .remove("scouting")
+        .expect("scouting's state");
+    state["resources"]["scoutings"] = entry;
+    std::fs::write(&state_path, serde_json::to_vec(&state).expect("JSON")).expect("write state");
+    std::fs::rename(out.join("scouting.jsonl"), out.join("scoutings.jsonl")).expect("rename the file");
+
+    let again = sandbox.sync(&out, &["--resource", "scoutings"]).await;
+    assert!(
+        again.stderr.contains("--resource scoutings is now scouting"),
+        "{}",
+        again.stderr
+    );
+    assert!(
+        again.stdout.contains("scoutings is now scouting, as its path names it"),
+        "the user is told: {}",
+        again.stdout
+    );
+    let counts = counters(&again.summary);
+    assert_eq!(counts.keys().collect::<Vec<_>>(), ["scouting"]);
+    assert_eq!(
+        counts["scouting"]["mode"], "incremental",
+        "carried on, not started afresh"
+    );
+    assert_eq!(counts["scouting"]["updated"], 0);
+    assert_eq!(counts["scouting"]["live"].as_i64(), Some(rows));
+    assert!(!out.join("scoutings.jsonl").exists());
+    assert_eq!(jsonl(&out, "scouting").len() as i64, rows);
+    let state: Value = serde_json::from_slice(&std::fs::read(&state_path).expect("state")).expect("JSON");
+    assert!(state["resources"]["scouting"].is_object() && state["resources"]["scoutings"].is_null());
+    let _ = std::fs::remove_dir_all(out);
 }

@@ -1,4 +1,4 @@
-//! The README's production walkthrough, run as the README writes it, with the real binary on an empty database, on
+//! The operators' walkthrough (docs/operations.md), run as it is written, with the real binary on an empty database, on
 //! SQLite and on the harness's PostgreSQL: `migrate`, a Paraguayan society and its integrator's account, the sample
 //! master data of `examples/master-data/` imported, `serve`; then the integrator logs in, reads its plots and
 //! campaigns, and creates, PATCHes and deletes a work order with Paraguay's products.
@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use testkit::process::ServerProcess;
 use testkit::scratch::Scratch;
 
-/// The fenced block of the README that is the walkthrough (opened with this line).
+/// The fenced block of docs/operations.md that is the walkthrough (opened with this line).
 const FENCE: &str = "```sh walkthrough";
 
 fn workspace() -> PathBuf {
@@ -29,12 +29,12 @@ enum Step {
 
 /// The walkthrough's lines, split as a shell splits them; comments dropped.
 fn walkthrough() -> Vec<Step> {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("the README");
+    let readme = std::fs::read_to_string(workspace().join("docs/operations.md")).expect("docs/operations.md");
     let block = readme
         .split_once(FENCE)
         .and_then(|(_, rest)| rest.split_once("\n```"))
         .map(|(block, _)| block)
-        .expect("the README has the walkthrough block");
+        .expect("docs/operations.md has the walkthrough block");
     block
         .lines()
         .map(|line| line.split_once(" #").map_or(line, |(command, _)| command).trim())
@@ -120,7 +120,7 @@ async fn run_walkthrough(database_url: &str, tag: &str) {
     let mut society = None;
     for step in walkthrough() {
         match step {
-            // The database is this test's, whatever the README exports.
+            // The database is this test's, whatever the walkthrough exports.
             Step::Export(name, _) if name == "DATABASE_URL" => {}
             Step::Export(name, value) => env.push((name, value)),
             Step::Run(args) if args.first().is_some_and(|command| command == "serve") => {
@@ -155,7 +155,7 @@ async fn run_walkthrough(database_url: &str, tag: &str) {
     assert_eq!(
         society,
         Some(1),
-        "on an empty database the README's society is 1, as its commands say"
+        "on an empty database the walkthrough's society is 1, as its commands say"
     );
     let (email, password) = {
         let password = env

@@ -1,4 +1,5 @@
-//! The two envelopes every endpoint shares: the paginated list and the error.
+//! The two envelopes every endpoint shares: the paginated list and the error (with its machine-readable `reason`
+//! and, on 400 and 422, every problem of the request).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -34,6 +35,30 @@ pub struct ErrorDetail {
     pub message: String,
     /// Diagnostic trace frames; always empty on this server, which never exposes its internals.
     pub exception: Vec<TraceFrame>,
+    /// Why, for a program to act on: a stable snake_case name of the situation, the same in every language (for
+    /// example `external_id_taken` or `idempotency_in_progress` among the 409s). Branch on it, not on `message`.
+    /// The document lists every value; a client should treat one it does not know by the HTTP status alone.
+    #[serde(default)]
+    #[schema(required = true, example = "validation_failed")]
+    pub reason: String,
+    /// Every problem of the request, each where it is: present on 400 and 422 answers only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ErrorProblem>>,
+}
+
+/// One problem of a refused request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorProblem {
+    /// Where: a JSON path in the body (`supplies[0].area_applied`, `[3].device_id`; empty for the body as a
+    /// whole), the name of a query parameter (`page`, `updated_at_from`), or the name of a header
+    /// (`Idempotency-Key`).
+    #[schema(example = "supplies[0].area_applied")]
+    pub path: String,
+    /// What is wrong there, as a stable snake_case name (`not_positive`, `unknown_reference`, `missing_field`…).
+    #[schema(example = "not_positive")]
+    pub reason: String,
+    /// The same problem in words, in the language of the answer.
+    pub message: String,
 }
 
 /// A diagnostic trace frame, as the platform's schema describes it.
@@ -56,14 +81,22 @@ pub struct TraceFrame {
 }
 
 impl ErrorBody {
-    /// An error envelope with no trace frames.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
+    /// An error envelope with no trace frames and no list of problems.
+    pub fn new(code: i64, message: impl Into<String>, reason: impl Into<String>) -> Self {
         Self {
             error: ErrorDetail {
                 code,
                 message: message.into(),
                 exception: Vec::new(),
+                reason: reason.into(),
+                errors: None,
             },
         }
+    }
+
+    /// The same envelope listing `errors`, the request's every problem.
+    pub fn with_errors(mut self, errors: Vec<ErrorProblem>) -> Self {
+        self.error.errors = Some(errors);
+        self
     }
 }

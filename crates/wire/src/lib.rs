@@ -31,5 +31,5 @@ pub mod time;
 pub mod webhooks;
 pub mod work_orders;
 
-pub use envelope::{ErrorBody, ErrorDetail, Page};
+pub use envelope::{ErrorBody, ErrorDetail, ErrorProblem, Page};
 pub use time::{PlainTimestamp, Timestamp};

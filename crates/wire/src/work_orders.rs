@@ -45,7 +45,8 @@ pub struct WorkOrderHeader {
     pub local_id: i64,
     /// Id in the integrator's system.
     pub external_id: Option<String>,
-    /// Always the literal `third_party`.
+    /// Always `third_party`: declared as the write's one value, so that a read can be sent back as a write.
+    #[schema(schema_with = third_party)]
     pub system_id: String,
     /// Descriptive name.
     pub name: String,
@@ -225,7 +226,7 @@ pub struct WorkOrderLabourWrite {
     pub state: WorkOrderState,
 }
 
-/// The schema of `system_id` in writes: the one value the server takes.
+/// The schema of `system_id` in reads and writes: the one value the server takes, and so the one it stores.
 fn third_party() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::Type::String)

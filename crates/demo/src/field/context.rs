@@ -73,7 +73,10 @@ pub(super) async fn context(store: &Store, society: &SocietySeed) -> Result<Cont
     let species_rows = read(
         store,
         "species",
-        &with_id(&[("name", Kind::Text), ("scientific_name", Kind::Text)]),
+        &with_id(&[
+            (crate::words::words(society.country).species_name, Kind::Text),
+            ("scientific_name", Kind::Text),
+        ]),
         &[],
     )
     .await?;

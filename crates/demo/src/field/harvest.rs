@@ -165,6 +165,7 @@ pub(super) fn silobags(
     season: &mut Season,
 ) -> Vec<(i64, i64, (f64, f64))> {
     let society_id = society.society_id;
+    let words = crate::words::words(society.country);
     let origin = society.origin;
     let mut silobags: Vec<(i64, i64, (f64, f64))> = Vec::new();
     if ctx.species.is_empty() {
@@ -187,7 +188,7 @@ pub(super) fn silobags(
                 planting_start(c, origin) + crop(&c.scientific_name, &c.species_name).days * DAY
             }) + rng.gen_range(0..10) * DAY;
             let capacity = if rng.gen_bool(0.7) { 200.0 } else { 250.0 };
-            let species_name = harvested.map_or("Grano", |c| c.species_name.as_str());
+            let species_name = harvested.map_or(words.grain, |c| c.species_name.as_str());
             let silobag_id = season.silobag_ids.next();
             let external_code = rng.gen_bool(0.5).then(|| format!("SB-{establishment}-{}", n + 1));
             let closed_at = rng.gen_bool(0.8).then_some(filled + 3 * DAY);
@@ -228,12 +229,7 @@ pub(super) fn silobags(
                     round2(quantity).into(),
                     round2(humidity).into(),
                     semaphore.into(),
-                    (if semaphore == 3 {
-                        "Controlar temperatura y CO2 semanalmente."
-                    } else {
-                        ""
-                    })
-                    .into(),
+                    (if semaphore == 3 { words.silobag_note } else { "" }).into(),
                     at.into(),
                     at.into(),
                 ]);
@@ -303,6 +299,7 @@ pub(super) fn devices(
     season: &mut Season,
 ) {
     let society_id = society.society_id;
+    let words = crate::words::words(society.country);
     let installed = society.origin + 150 * DAY;
     let mut devices: Vec<(i64, &str)> = Vec::new();
     for (n, &establishment) in establishments(ctx).iter().take(3).enumerate() {
@@ -314,7 +311,7 @@ pub(super) fn devices(
             society_id.into(),
             establishment.into(),
             None::<i64>.into(),
-            format!("Estación meteorológica {}", n + 1).into(),
+            format!("{} {}", words.weather_station, n + 1).into(),
             "weather_station".into(),
             serial.into(),
             round_degrees(farm.0).into(),
@@ -332,7 +329,7 @@ pub(super) fn devices(
             society_id.into(),
             establishment.into(),
             Some(silobag_id).into(),
-            format!("Sensor de silobolsa {}", n + 1).into(),
+            format!("{} {}", words.silobag_sensor, n + 1).into(),
             "silobag_sensor".into(),
             serial.into(),
             round_degrees(position.0).into(),

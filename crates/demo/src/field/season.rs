@@ -107,7 +107,7 @@ fn scoutings(
                 .scouts
                 .get(rng.gen_range(0..place.scouts.len()))
                 .copied()
-                .unwrap_or("Agrónomo");
+                .unwrap_or(crate::words::words(society.country).scout);
             let (created, updated, deleted, active) = audit(rng, date);
             let scouting_id = season.scouting_ids.next();
             season.scoutings.row([

@@ -11,8 +11,10 @@ use store::admin::AdminError;
 use store::bulk::Kind;
 use store::{Arg, Store};
 
+use super::Catalogue;
 use super::DAY;
 use crate::rows::{float, int, live, opt_int, read, text, Ids, Table};
+use crate::words::{Labour, Words};
 use crate::SocietySeed;
 
 pub(super) fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> Option<&'a T> {
@@ -126,24 +128,25 @@ pub(super) struct PlannedOrder {
     labours: Vec<PlannedLabour>,
 }
 
-/// Draws the `n`th order of the season: what it does, on which campaigns, with which products and machines.
+/// Draws the `n`th order of the season: what it does, on which campaigns, with which products and machines, named in
+/// `words`' language.
 pub(super) fn plan_order(
     rng: &mut StdRng,
     ctx: &OrderContext<'_>,
     n: usize,
-    voucher: &impl Fn(&str) -> Option<i64>,
-    labour_type: &impl Fn(&str) -> Option<i64>,
+    words: &Words,
+    catalogue: &Catalogue,
 ) -> Option<PlannedOrder> {
-    let (task, code, labour) = match rng.gen_range(0..100) {
-        0..=44 if rng.gen_bool(0.85) => (Task::Spray, "OA", "Pulverización terrestre"),
-        0..=44 => (Task::Spray, "OA", "Pulverización aérea"),
-        45..=59 => (Task::Sow, "OS", "Siembra directa"),
-        60..=71 => (Task::Fertilise, "OF", "Fertilización al voleo"),
-        72..=84 => (Task::Harvest, "OC", "Cosecha"),
-        _ if rng.gen_bool(0.5) => (Task::Field, "OT", "Monitoreo"),
-        _ => (Task::Field, "OT", "Labranza"),
+    let (task, labour) = match rng.gen_range(0..100) {
+        0..=44 if rng.gen_bool(0.85) => (Task::Spray, Labour::GroundSpraying),
+        0..=44 => (Task::Spray, Labour::AerialSpraying),
+        45..=59 => (Task::Sow, Labour::Sowing),
+        60..=71 => (Task::Fertilise, Labour::Fertilising),
+        72..=84 => (Task::Harvest, Labour::Harvesting),
+        _ if rng.gen_bool(0.5) => (Task::Field, Labour::Scouting),
+        _ => (Task::Field, Labour::Tillage),
     };
-    let voucher_type_id = voucher(code)?;
+    let (voucher_type_id, labour_type_id, labour_name) = catalogue.labour(words.labour(labour))?;
     // Neighbouring campaign ids are neighbouring plots, so an order covers one to three plots of a farm.
     let first = rng.gen_range(0..ctx.targets.len());
     let count = rng.gen_range(1..=3).min(ctx.targets.len() - first);
@@ -192,7 +195,7 @@ pub(super) fn plan_order(
         let applicators = operators(ctx, task, machine);
         labours.push(PlannedLabour {
             campaign_id: target.id,
-            labour_type_id: labour_type(labour),
+            labour_type_id: Some(labour_type_id),
             area,
             state: line_state(rng),
             machines: machine.map(|m| m.0).into_iter().collect(),
@@ -202,8 +205,10 @@ pub(super) fn plan_order(
     }
     let first_target = &targets[0];
     Some(PlannedOrder {
-        external_id: rng.gen_bool(0.7).then(|| format!("ERP-OT-{:06}", n + 1)),
-        name: format!("{labour} - {} - {}", first_target.name, first_target.plot),
+        external_id: rng
+            .gen_bool(0.7)
+            .then(|| format!("ERP-{}-{:06}", words.order_code, n + 1)),
+        name: format!("{labour_name} - {} - {}", first_target.name, first_target.plot),
         date,
         voucher_date,
         voucher_type_id,
@@ -219,9 +224,9 @@ pub(super) fn plan_order(
 }
 
 /// The kind index (into `Local::kinds`) of the machines that do `task` as `labour`.
-fn machine_kind(task: Task, labour: &str) -> usize {
+fn machine_kind(task: Task, labour: Labour) -> usize {
     match (task, labour) {
-        (Task::Spray, "Pulverización aérea") => 5,
+        (Task::Spray, Labour::AerialSpraying) => 5,
         (Task::Spray, _) => 0,
         (Task::Sow, _) => 1,
         (Task::Harvest, _) => 2,

@@ -1,6 +1,7 @@
 //! Work-order writes: the command a write body is parsed into, and every rule it must meet before anything is
 //! stored. Its own rules ([`WorkOrderCommand::check`]) need no database, so a body that breaks one is refused before
-//! the store is asked anything. The rules about what it refers to ([`references`]) are decided here too, over what
+//! anything is written (its refusal also names the records it refers to that do not exist, which the store only reads:
+//! [`crate::Refusal::with_references`]). The rules about what it refers to ([`references`]) are decided here too, over what
 //! the store found for them ([`Found`]), as is whether the order a replacement names may be replaced
 //! ([`replaceable`]).
 
@@ -53,6 +54,31 @@ pub struct WorkOrderCommand {
 }
 
 impl WorkOrderCommand {
+    /// The body's keys, at every depth, in the order its schema lists them: the order its broken rules are named in.
+    pub const FIELDS: &'static [&'static str] = &[
+        "header",
+        "supplies",
+        "labours",
+        "local_id",
+        "external_id",
+        "system_id",
+        "name",
+        "date",
+        "voucher_date",
+        "state",
+        "extra_fields",
+        "company",
+        "voucher_type",
+        "cultivation",
+        "formulated",
+        "labour_type",
+        "area_applied",
+        "total_applied",
+        "contractors",
+        "machines",
+        "applicators",
+    ];
+
     /// The campaign (`cultivation.local_id`) of every line, supplies first, in order.
     pub fn campaign_ids(&self) -> impl Iterator<Item = i64> + '_ {
         let supplies = self.supplies.iter().map(|s| s.campaign_id);

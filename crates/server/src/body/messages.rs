@@ -107,22 +107,116 @@ pub enum Problem {
         /// What the schema takes.
         expected: Expected,
     },
+    /// Not JSON at all; the line and column where it stops being JSON. Nothing after it can be read, so it is the
+    /// body's only problem.
+    Syntax { line: usize, column: usize },
+    /// JSON cut short, e.g. a truncated upload; the body's only problem.
+    Truncated { line: usize, column: usize },
 }
 
-/// A body the server refuses, and why.
+impl Problem {
+    /// The machine-readable name of the problem, the same in every language.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Problem::WrongType { .. } => "wrong_type",
+            Problem::Missing | Problem::MissingLines => "missing_field",
+            Problem::NotDateTime => "not_a_date_time",
+            Problem::Nul => "nul_character",
+            Problem::Unacceptable { .. } => "unacceptable_value",
+            Problem::Syntax { .. } | Problem::Truncated { .. } => "malformed_json",
+        }
+    }
+
+    /// The problem at `path` (as [`BodyError::problems`] writes it; empty for the body itself), in `lang`: one clause,
+    /// as the whole message lists it (`header.date debe ser …`).
+    pub fn text(&self, path: &str, lang: Lang) -> String {
+        problem_text(path, self, lang)
+    }
+}
+
+/// The most problems a refusal lists. A body can hold as many mistakes as it has values, and a hostile one must not
+/// make the answer grow with it: the check stops at the first problem beyond, and the message says more were left out.
+pub const MAX_PROBLEMS: usize = 100;
+
+/// Advice about the whole body, put into words after its problems (by `crate::i18n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hint {
+    /// A work-order PATCH that lacks required parts: a PATCH carries the whole order, as a `GET` of it (named by its
+    /// `local_id`, as the path sent it) answers it.
+    WholeOrder { local_id: String },
+}
+
+/// A body the server refuses, and why: every problem found, in body order, each with its place.
 #[derive(Debug, Clone, PartialEq)]
-pub enum BodyError {
-    /// A value that does not fit the operation's body schema.
-    At {
-        /// Where, from the body's root.
-        path: Vec<Segment<String>>,
-        /// What is wrong there.
-        problem: Problem,
-    },
-    /// Not JSON at all; the line and column where it stops being JSON.
-    Syntax { line: usize, column: usize },
-    /// JSON cut short, e.g. a truncated upload.
-    Truncated { line: usize, column: usize },
+pub struct BodyError {
+    /// Each problem with its path from the body's root; never empty, at most [`MAX_PROBLEMS`].
+    problems: Vec<(Vec<Segment<String>>, Problem)>,
+    /// Whether the body has more problems than are listed.
+    more: bool,
+    /// Advice after the problems.
+    hint: Option<Hint>,
+}
+
+impl BodyError {
+    /// The problems found, in body order; `more` when the body has others beyond them. `problems` is never empty.
+    pub(super) fn new(problems: Vec<(Vec<Segment<String>>, Problem)>, more: bool) -> Self {
+        Self {
+            problems,
+            more,
+            hint: None,
+        }
+    }
+
+    /// One problem, at `path`.
+    pub fn at(path: Vec<Segment<String>>, problem: Problem) -> Self {
+        Self::new(vec![(path, problem)], false)
+    }
+
+    /// Each problem of the body with its JSON path (`header.date`, `supplies[2].area_applied`; empty for the body
+    /// itself), in body order. A body that is not JSON has one: where it stops being JSON.
+    pub fn problems(&self) -> impl Iterator<Item = (String, &Problem)> {
+        self.problems
+            .iter()
+            .map(|(path, problem)| (JsonPath(path).to_string(), problem))
+    }
+
+    /// Whether the body has more problems than [`Self::problems`] lists (it lists [`MAX_PROBLEMS`]).
+    pub fn more(&self) -> bool {
+        self.more
+    }
+
+    /// Whether the body is not JSON, or stops before its end.
+    pub fn malformed(&self) -> bool {
+        self.problems
+            .iter()
+            .any(|(_, problem)| matches!(problem, Problem::Syntax { .. } | Problem::Truncated { .. }))
+    }
+
+    /// Advice about the whole body, if any.
+    pub fn hint(&self) -> Option<&Hint> {
+        self.hint.as_ref()
+    }
+
+    /// The same refusal, with `hint`.
+    pub fn with_hint(self, hint: Hint) -> Self {
+        Self {
+            hint: Some(hint),
+            ..self
+        }
+    }
+
+    /// The same refusal, with each problem replaced by what `change` makes of it and its path.
+    pub fn map_problems(self, mut change: impl FnMut(&[Segment<String>], Problem) -> Problem) -> Self {
+        let problems = self
+            .problems
+            .into_iter()
+            .map(|(path, problem)| {
+                let problem = change(&path, problem);
+                (path, problem)
+            })
+            .collect();
+        Self { problems, ..self }
+    }
 }
 
 /// A JSON path as integrators read it: `header.date`, `supplies[0].area_applied`, `[3].value`.
@@ -210,21 +304,23 @@ fn expected_words(expected: Expected, lang: Lang) -> String {
 }
 
 impl BodyError {
-    /// The message in `lang`.
+    /// The message in `lang`, naming every problem listed, separated by `; `, and saying so when there are more.
+    /// A [`Hint`] is not part of it: `crate::i18n` adds its words.
     pub fn text(&self, lang: Lang) -> String {
-        let detail = match self {
-            BodyError::Syntax { line, column } => match lang {
-                Lang::Es => format!("no es JSON (línea {line}, columna {column})"),
-                Lang::Pt => format!("não é JSON (linha {line}, coluna {column})"),
-                Lang::En => format!("it is not JSON (line {line}, column {column})"),
-            },
-            BodyError::Truncated { line, column } => match lang {
-                Lang::Es => format!("el JSON termina antes de completarse (línea {line}, columna {column})"),
-                Lang::Pt => format!("o JSON termina antes de se completar (linha {line}, coluna {column})"),
-                Lang::En => format!("the JSON ends before it is complete (line {line}, column {column})"),
-            },
-            BodyError::At { path, problem } => problem_text(&JsonPath(path), problem, lang),
-        };
+        let mut detail = self
+            .problems()
+            .map(|(path, problem)| problem_text(&path, problem, lang))
+            .collect::<Vec<_>>()
+            .join("; ");
+        if self.more {
+            detail.push_str(&match lang {
+                Lang::Es => format!("; y otros problemas, que no se listan (se listan los primeros {MAX_PROBLEMS})"),
+                Lang::Pt => {
+                    format!("; e outros problemas, que não são listados (são listados os primeiros {MAX_PROBLEMS})")
+                }
+                Lang::En => format!("; and more problems, not listed (the first {MAX_PROBLEMS} are)"),
+            });
+        }
         match lang {
             Lang::Es => format!("El cuerpo de la solicitud no es válido: {detail}."),
             Lang::Pt => format!("O corpo da requisição não é válido: {detail}."),
@@ -233,10 +329,22 @@ impl BodyError {
     }
 }
 
-fn problem_text(path: &JsonPath<'_>, problem: &Problem, lang: Lang) -> String {
+fn problem_text(path: &str, problem: &Problem, lang: Lang) -> String {
     // The body's root has no path: the sentence is about the body itself.
-    let root = path.0.is_empty();
+    let root = path.is_empty();
     match (problem, lang) {
+        (Problem::Syntax { line, column }, Lang::Es) => format!("no es JSON (línea {line}, columna {column})"),
+        (Problem::Syntax { line, column }, Lang::Pt) => format!("não é JSON (linha {line}, coluna {column})"),
+        (Problem::Syntax { line, column }, Lang::En) => format!("it is not JSON (line {line}, column {column})"),
+        (Problem::Truncated { line, column }, Lang::Es) => {
+            format!("el JSON termina antes de completarse (línea {line}, columna {column})")
+        }
+        (Problem::Truncated { line, column }, Lang::Pt) => {
+            format!("o JSON termina antes de se completar (linha {line}, coluna {column})")
+        }
+        (Problem::Truncated { line, column }, Lang::En) => {
+            format!("the JSON ends before it is complete (line {line}, column {column})")
+        }
         (Problem::WrongType { expected, found }, Lang::Es) => {
             let (expected, found) = (expected_words(*expected, lang), found_word(*found, lang));
             if root {
@@ -305,11 +413,12 @@ fn problem_text(path: &JsonPath<'_>, problem: &Problem, lang: Lang) -> String {
 mod tests {
     use super::*;
 
+    fn owned(path: &[Segment<&str>]) -> Vec<Segment<String>> {
+        path.iter().map(|segment| segment.map(str::to_owned)).collect()
+    }
+
     fn at(path: &[Segment<&str>], problem: Problem) -> BodyError {
-        BodyError::At {
-            path: path.iter().map(|segment| segment.map(str::to_owned)).collect(),
-            problem,
-        }
+        BodyError::at(owned(path), problem)
     }
 
     #[test]
@@ -387,12 +496,51 @@ mod tests {
              horaria, p. ej. 2025-10-02T08:00:00-03:00)."
         );
         assert_eq!(
-            BodyError::Truncated { line: 1, column: 9 }.text(Lang::Es),
+            at(&[], Problem::Truncated { line: 1, column: 9 }).text(Lang::Es),
             "El cuerpo de la solicitud no es válido: el JSON termina antes de completarse (línea 1, columna 9)."
         );
         assert_eq!(
-            BodyError::Syntax { line: 2, column: 4 }.text(Lang::Pt),
+            at(&[], Problem::Syntax { line: 2, column: 4 }).text(Lang::Pt),
             "O corpo da requisição não é válido: não é JSON (linha 2, coluna 4)."
         );
+    }
+
+    #[test]
+    fn every_problem_is_named_in_one_message_and_a_cut_list_says_so() {
+        let wrong = Problem::WrongType {
+            expected: Expected::NUMBER,
+            found: JsonKind::Text,
+        };
+        let problems = vec![
+            (owned(&[Segment::Key("header"), Segment::Key("date")]), Problem::Missing),
+            (
+                owned(&[
+                    Segment::Key("supplies"),
+                    Segment::Index(2),
+                    Segment::Key("area_applied"),
+                ]),
+                wrong,
+            ),
+        ];
+        let error = BodyError::new(problems, false);
+        assert_eq!(
+            error.problems().map(|(path, _)| path).collect::<Vec<_>>(),
+            ["header.date", "supplies[2].area_applied"]
+        );
+        assert_eq!(
+            error.text(Lang::Es),
+            "El cuerpo de la solicitud no es válido: falta el campo obligatorio header.date; supplies[2].area_applied \
+             debe ser un número, pero se recibió un texto."
+        );
+        let cut = BodyError::new(vec![(owned(&[Segment::Key("name")]), Problem::Missing)], true);
+        assert!(cut.more());
+        assert_eq!(
+            cut.text(Lang::En),
+            "The request body is not valid: the required field name is missing; and more problems, not listed (the \
+             first 100 are)."
+        );
+        let syntax = at(&[], Problem::Syntax { line: 1, column: 2 });
+        assert!(syntax.malformed() && !error.malformed());
+        assert_eq!(syntax.problems().count(), 1);
     }
 }

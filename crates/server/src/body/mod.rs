@@ -4,7 +4,8 @@
 //! parser text or Rust type name reaches an integrator.
 //!
 //! - [`schema`]: the document's component schemas, compiled once at start-up.
-//! - [`walk`]: the check, one pass over the bytes that allocates nothing for a body that fits.
+//! - [`walk`]: the check, one pass over the bytes that allocates nothing for a body that fits, and that names every
+//!   problem of one that does not (up to [`MAX_PROBLEMS`]).
 //! - [`messages`]: why a body was refused, in the caller's language.
 
 mod messages;
@@ -18,7 +19,7 @@ use serde_json::error::Category;
 use utoipa::openapi::OpenApi;
 use utoipa::ToSchema;
 
-pub use messages::{BodyError, Expected, JsonKind, Problem};
+pub use messages::{BodyError, Expected, Hint, JsonKind, Problem, MAX_PROBLEMS};
 
 /// One step of a JSON path: a property's key, or an array index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,27 +71,27 @@ impl BodySchemas {
         serde_json::from_slice(bytes).map_err(|_| self.refusal::<T>(root, bytes))
     }
 
-    /// Checks `bytes` against shape `root`; answers whether an integer in it is written with a zero fraction.
+    /// Checks `bytes` against shape `root`; answers whether an integer in it is written with a zero fraction. A body
+    /// that does not fit is refused with every problem found; one that is not JSON, with where it stops being JSON,
+    /// whatever problems came before (nothing after can be read).
     fn check(&self, root: schema::ShapeId, bytes: &[u8]) -> Result<bool, BodyError> {
         let trail = RefCell::new(walk::Trail::default());
         let walk = walk::Walk {
             schemas: &self.0,
             shape: root,
             trail: &trail,
+            path: None,
         };
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
         let checked = walk.deserialize(&mut deserializer).and_then(|()| deserializer.end());
         let trail = trail.into_inner();
-        let Err(error) = checked else {
-            return Ok(trail.integral_fraction);
-        };
-        Err(match trail.problem {
-            Some(problem) => BodyError::At {
-                path: trail.reversed_path.into_iter().rev().collect(),
-                problem,
-            },
-            None => parse_failure(&error),
-        })
+        match checked {
+            // The error that ended the pass at the first problem beyond those listed.
+            Err(_) if trail.more => Err(BodyError::new(trail.problems, true)),
+            Err(error) => Err(parse_failure(&error)),
+            Ok(()) if trail.problems.is_empty() => Ok(trail.integral_fraction),
+            Ok(()) => Err(BodyError::new(trail.problems, false)),
+        }
     }
 
     /// Why the typed parse refused a body that fits its schema (e.g. an integer too large to store): the place,
@@ -125,10 +126,7 @@ impl BodySchemas {
             });
             self.0.expected(self.0.at_path(root, steps))
         });
-        BodyError::At {
-            path,
-            problem: Problem::Unacceptable { expected },
-        }
+        BodyError::at(path, Problem::Unacceptable { expected })
     }
 }
 
@@ -159,10 +157,11 @@ fn integers_without_fractions(bytes: &[u8]) -> Result<Vec<u8>, BodyError> {
 /// A body that is not JSON, or stops before its end.
 fn parse_failure(error: &serde_json::Error) -> BodyError {
     let (line, column) = (error.line(), error.column());
-    match error.classify() {
-        Category::Eof => BodyError::Truncated { line, column },
-        _ => BodyError::Syntax { line, column },
-    }
+    let problem = match error.classify() {
+        Category::Eof => Problem::Truncated { line, column },
+        _ => Problem::Syntax { line, column },
+    };
+    BodyError::at(Vec::new(), problem)
 }
 
 #[cfg(test)]

@@ -34,10 +34,15 @@ fn refused(body: &Value) -> BodyError {
 }
 
 fn at(path: &[Segment<&str>], problem: Problem) -> BodyError {
-    BodyError::At {
-        path: path.iter().map(|segment| segment.map(str::to_owned)).collect(),
-        problem,
-    }
+    BodyError::at(path.iter().map(|segment| segment.map(str::to_owned)).collect(), problem)
+}
+
+/// Each problem of `error`, as its path and reason.
+fn listed(error: &BodyError) -> Vec<(String, &'static str)> {
+    error
+        .problems()
+        .map(|(path, problem)| (path, problem.reason()))
+        .collect()
 }
 
 #[test]
@@ -120,11 +125,11 @@ fn syntax_errors_and_truncated_bodies_say_where() {
     let schemas = schemas();
     assert_eq!(
         schemas.read::<WorkOrderWrite>(b"{\"header\": {\"name\": ").map(|_| ()),
-        Err(BodyError::Truncated { line: 1, column: 20 })
+        Err(at(&[], Problem::Truncated { line: 1, column: 20 }))
     );
     assert_eq!(
         schemas.read::<WorkOrderWrite>(b"{\n  \"header\" 1}").map(|_| ()),
-        Err(BodyError::Syntax { line: 2, column: 12 })
+        Err(at(&[], Problem::Syntax { line: 2, column: 12 }))
     );
 }
 
@@ -214,4 +219,88 @@ fn a_nul_is_refused_where_a_text_is_read_and_ignored_elsewhere() {
         schemas().read::<WorkOrderWrite>(&bytes).is_ok(),
         "what the server does not read is ignored"
     );
+}
+
+#[test]
+fn a_body_with_three_wrong_fields_names_all_three_in_body_order() {
+    // In the order sent: `serde_json` writes an object's keys sorted, so `labours` comes before `supplies`.
+    let mut body = work_order();
+    body["header"]["name"] = json!(7);
+    body["header"].as_object_mut().expect("an object").remove("date");
+    body["supplies"][0]["area_applied"] = json!("42");
+    body["labours"][0]["date"] = json!("yesterday");
+    let error = refused(&body);
+    assert_eq!(
+        listed(&error),
+        [
+            ("header.name".to_owned(), "wrong_type"),
+            ("header.date".to_owned(), "missing_field"),
+            ("labours[0].date".to_owned(), "not_a_date_time"),
+            ("supplies[0].area_applied".to_owned(), "wrong_type"),
+        ]
+    );
+    assert!(!error.more() && !error.malformed());
+    let text = error.text(domain::Lang::Es);
+    for path in [
+        "header.name",
+        "header.date",
+        "supplies[0].area_applied",
+        "labours[0].date",
+    ] {
+        assert!(text.contains(path), "{text}");
+    }
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_skipped_whole_and_the_walk_goes_on() {
+    let mut body = work_order();
+    body["header"]["state"] = json!([{ "pending": "yes" }, 3]);
+    body["supplies"] = json!({ "0": { "area_applied": "x" } });
+    body["labours"][0]["contractors"] = json!([{ "local_id": "3" }, { "local_id": 4 }, 5]);
+    assert_eq!(
+        listed(&refused(&body)),
+        [
+            ("header.state".to_owned(), "wrong_type"),
+            ("labours[0].contractors[0].local_id".to_owned(), "wrong_type"),
+            ("labours[0].contractors[2]".to_owned(), "wrong_type"),
+            ("supplies".to_owned(), "wrong_type"),
+        ]
+    );
+}
+
+#[test]
+fn a_body_with_thousands_of_wrong_items_lists_a_bounded_number_and_says_there_are_more() {
+    let reading = json!({"device_id": "four", "device_event_type_id": 1, "recorded_at": "2025-10-02T08:00:00-03:00",
+                         "value": 23.75});
+    let bytes = serde_json::to_vec(&Value::Array(vec![reading; 5_000])).expect("JSON");
+    let error = match schemas().read::<NewDeviceEvents>(&bytes) {
+        Ok(_) => panic!("5,000 wrong readings are refused"),
+        Err(error) => error,
+    };
+    assert_eq!(error.problems().count(), MAX_PROBLEMS);
+    assert!(error.more());
+    assert_eq!(
+        error.problems().last().map(|(path, _)| path),
+        Some(format!("[{}].device_id", MAX_PROBLEMS - 1))
+    );
+    let text = error.text(domain::Lang::Pt);
+    assert!(text.contains("são listados os primeiros 100"), "{text}");
+    assert!(text.len() < 10_000, "the message stays small: {} bytes", text.len());
+}
+
+#[test]
+fn malformed_json_is_one_problem_whatever_came_before_it() {
+    let schemas = schemas();
+    for bytes in [
+        &br#"{"header": 1, "supplies": 2, "labours": "#[..],
+        br#"{"header": 1, "supplies": 2, "labours": 3 x"#,
+    ] {
+        let error = match schemas.read::<WorkOrderWrite>(bytes) {
+            Ok(_) => panic!("not JSON"),
+            Err(error) => error,
+        };
+        assert_eq!(error.problems().count(), 1, "{error:?}");
+        assert!(error.malformed());
+        assert_eq!(listed(&error), [(String::new(), "malformed_json")]);
+    }
 }

@@ -1,6 +1,8 @@
 //! The check of a body's JSON against its compiled schema: one pass over the bytes that allocates nothing while the
-//! body fits (like `serde::de::IgnoredAny`, which it uses for what the schema leaves open), and that on the first
-//! mismatch records what is wrong and, as the error unwinds, where.
+//! body fits (like `serde::de::IgnoredAny`, which it uses for what the schema leaves open). A value that does not fit
+//! is recorded with its path and skipped, and the pass goes on, so one answer names every problem of the body, up to
+//! [`MAX_PROBLEMS`]; the first problem beyond ends the pass. The path to the value being checked is a chain of steps
+//! on the stack, turned into a path of its own only for a value that does not fit.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -9,57 +11,93 @@ use chrono::DateTime;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserializer;
 
-use super::messages::{JsonKind, Problem};
+use super::messages::{JsonKind, Problem, MAX_PROBLEMS};
 use super::schema::{Compiled, Property, Shape, ShapeId};
 use super::Segment;
 
-/// The first mismatch found, and its path from the innermost place out (it is filled as the error unwinds).
+/// What the check found.
 #[derive(Debug, Default)]
 pub struct Trail {
-    /// What is wrong; `None` when the parser itself failed (a syntax error or a truncated body).
-    pub problem: Option<Problem>,
-    /// The path, innermost segment first.
-    pub reversed_path: Vec<Segment<String>>,
+    /// Each mismatch, in body order, with its path; at most [`MAX_PROBLEMS`]. Empty when the body fits (or when the
+    /// parser itself failed first: a syntax error or a truncated body).
+    pub problems: Vec<(Vec<Segment<String>>, Problem)>,
+    /// Whether a mismatch beyond [`MAX_PROBLEMS`] was met, which ended the pass.
+    pub more: bool,
     /// Whether an integer place holds a number written with a fraction of zero (`764.0`): JSON Schema counts it as
     /// an integer, so it is taken, but the typed parse needs it rewritten first.
     pub integral_fraction: bool,
 }
 
-/// Checks the value `deserializer` reads against shape `shape` of `schemas`; on a mismatch, `trail` says what and
-/// where.
-#[derive(Clone, Copy)]
-pub struct Walk<'s> {
-    pub schemas: &'s Compiled,
-    pub shape: ShapeId,
-    pub trail: &'s RefCell<Trail>,
+/// One step of the path from the body's root to a value, linked to the step before it. Keys borrow the schema's
+/// property names, so a body that fits builds no path.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    segment: Segment<&'a str>,
+    parent: Option<&'a Step<'a>>,
 }
 
-impl<'s> Walk<'s> {
-    fn at(self, shape: ShapeId) -> Self {
-        Self { shape, ..self }
+/// Checks the value `deserializer` reads against shape `shape` of `schemas`, at `path`; each mismatch goes into
+/// `trail`.
+#[derive(Clone, Copy)]
+pub struct Walk<'a> {
+    pub schemas: &'a Compiled,
+    pub shape: ShapeId,
+    pub trail: &'a RefCell<Trail>,
+    /// The last step of the path to the value checked; `None` at the body's root.
+    pub path: Option<&'a Step<'a>>,
+}
+
+impl<'a> Walk<'a> {
+    /// The walk of a value one `step` further in, of shape `shape`.
+    fn inner<'b>(self, step: &'b Step<'b>, shape: ShapeId) -> Walk<'b>
+    where
+        'a: 'b,
+    {
+        Walk {
+            schemas: self.schemas,
+            shape,
+            trail: self.trail,
+            path: Some(step),
+        }
     }
 
-    /// Records `problem` here; answers the error that unwinds the parse.
-    fn fail<E: de::Error>(self, problem: Problem) -> E {
-        self.trail.borrow_mut().problem = Some(problem);
-        E::custom("the body does not fit its schema")
+    /// The path to here, then `last` if given, as the refusal names it.
+    fn owned_path(self, last: Option<Segment<&str>>) -> Vec<Segment<String>> {
+        let mut reversed: Vec<Segment<String>> = last.into_iter().map(|segment| segment.map(str::to_owned)).collect();
+        let mut step = self.path;
+        while let Some(current) = step {
+            reversed.push(current.segment.map(str::to_owned));
+            step = current.parent;
+        }
+        reversed.reverse();
+        reversed
     }
 
-    fn wrong_type<E: de::Error>(self, found: JsonKind) -> E {
+    /// Records `problem` here (or at `last`, a property of the object here); the error that ends the pass when it
+    /// is one more than a refusal lists.
+    fn note_at<E: de::Error>(self, last: Option<Segment<&str>>, problem: Problem) -> Result<(), E> {
+        let mut trail = self.trail.borrow_mut();
+        if trail.problems.len() >= MAX_PROBLEMS {
+            trail.more = true;
+            return Err(E::custom("the body has more problems than a refusal lists"));
+        }
+        trail.problems.push((self.owned_path(last), problem));
+        Ok(())
+    }
+
+    fn note<E: de::Error>(self, problem: Problem) -> Result<(), E> {
+        self.note_at(None, problem)
+    }
+
+    fn wrong_type<E: de::Error>(self, found: JsonKind) -> Result<(), E> {
         let expected = self.schemas.expected(self.shape);
-        self.fail(Problem::WrongType { expected, found })
-    }
-
-    /// Adds `segment` to the path of an error unwinding through here.
-    fn within<E>(self, segment: impl FnOnce() -> Segment<String>, error: E) -> E {
-        self.trail.borrow_mut().reversed_path.push(segment());
-        error
+        self.note(Problem::WrongType { expected, found })
     }
 
     fn scalar<E: de::Error>(self, kind: JsonKind) -> Result<(), E> {
         match self.schemas.taking(self.shape, kind) {
             Some(_) => Ok(()),
-            None => Err(self.wrong_type(kind)),
+            None => self.wrong_type(kind),
         }
     }
 
@@ -73,19 +111,19 @@ impl<'s> Walk<'s> {
             if let Some(bit) = property.required_bit {
                 seen |= 1 << bit;
             }
-            map.next_value_seed(self.at(property.shape))
-                .map_err(|error| self.within(|| Segment::Key(property.name.clone()), error))?;
+            let step = Step {
+                segment: Segment::Key(property.name.as_str()),
+                parent: self.path,
+            };
+            map.next_value_seed(self.inner(&step, property.shape))?;
         }
         let missing = properties
             .iter()
-            .find(|property| property.required_bit.is_some_and(|bit| seen & (1 << bit) == 0));
-        match missing {
-            Some(property) => {
-                let error = self.fail(Problem::Missing);
-                Err(self.within(|| Segment::Key(property.name.clone()), error))
-            }
-            None => Ok(()),
+            .filter(|property| property.required_bit.is_some_and(|bit| seen & (1 << bit) == 0));
+        for property in missing {
+            self.note_at(Some(Segment::Key(property.name.as_str())), Problem::Missing)?;
         }
+        Ok(())
     }
 }
 
@@ -120,12 +158,12 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
-        let fraction = self.scalar::<E>(JsonKind::Fraction);
-        if fraction.is_err() && integral(value) && self.schemas.taking(self.shape, JsonKind::Integer).is_some() {
+        let taken = |kind| self.schemas.taking(self.shape, kind).is_some();
+        if !taken(JsonKind::Fraction) && integral(value) && taken(JsonKind::Integer) {
             self.trail.borrow_mut().integral_fraction = true;
             return Ok(());
         }
-        fraction
+        self.scalar(JsonKind::Fraction)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
@@ -136,44 +174,48 @@ impl<'de> Visitor<'de> for Walk<'_> {
         // Only texts the schema names are refused for a NUL: they are what gets stored, and PostgreSQL cannot store
         // it. Unknown properties are ignored whatever they hold, as the document lets them be sent.
         if text.contains('\0') && self.schemas.taking(self.shape, JsonKind::Text).is_some() {
-            return Err(self.fail(Problem::Nul));
+            return self.note(Problem::Nul);
         }
         match self.schemas.taking(self.shape, JsonKind::Text) {
             Some(Shape::Text { date_time: true }) if DateTime::parse_from_rfc3339(text).is_err() => {
-                Err(self.fail(Problem::NotDateTime))
+                self.note(Problem::NotDateTime)
             }
             Some(_) => Ok(()),
-            None => Err(self.wrong_type(JsonKind::Text)),
+            None => self.wrong_type(JsonKind::Text),
         }
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        match self.schemas.taking(self.shape, JsonKind::Object) {
-            Some(Shape::Object(properties)) => self.object(properties, map),
-            Some(_) => {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(())
-            }
-            None => Err(self.wrong_type(JsonKind::Object)),
+        let taking = self.schemas.taking(self.shape, JsonKind::Object);
+        if let Some(Shape::Object(properties)) = taking {
+            return self.object(properties, map);
         }
+        if taking.is_none() {
+            self.wrong_type(JsonKind::Object)?;
+        }
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let items = match self.schemas.taking(self.shape, JsonKind::Array) {
             Some(Shape::Array(items)) => *items,
-            Some(_) => {
+            taking => {
+                if taking.is_none() {
+                    self.wrong_type(JsonKind::Array)?;
+                }
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 return Ok(());
             }
-            None => return Err(self.wrong_type(JsonKind::Array)),
         };
-        let mut index = 0;
-        while seq
-            .next_element_seed(self.at(items))
-            .map_err(|error| self.within(|| Segment::Index(index), error))?
-            .is_some()
-        {
-            index += 1;
+        for index in 0.. {
+            let step = Step {
+                segment: Segment::Index(index),
+                parent: self.path,
+            };
+            if seq.next_element_seed(self.inner(&step, items))?.is_none() {
+                break;
+            }
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::console::{ConsoleFilter, ConsoleRequest};
 use wire::Timestamp;
 
+use super::resend::{self, Resend};
 use super::Console;
 use crate::error::ApiError;
 use crate::extract::{parse_id, Caller};
@@ -177,6 +178,9 @@ pub struct RecordedRequest {
     /// The answer's body, likewise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body: Option<Value>,
+    /// Whether the page can send it again as it was recorded, and why not (a detail read only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resend: Option<Resend>,
 }
 
 /// A stored body: the JSON it holds, or the note kept instead of it, as text.
@@ -190,15 +194,20 @@ fn stored_body(text: Option<String>) -> Value {
 fn shown(console: &Console, caller: &Caller, request: ConsoleRequest) -> RecordedRequest {
     let reference = console.operations.find(&request.method, &request.path);
     let detail = request.detail.map(|detail| {
+        let headers = serde_json::from_str(&detail.request_headers).unwrap_or(Value::Null);
+        let resend = resend::judge(request.query.as_deref(), &headers, detail.request_body.as_deref());
         (
-            serde_json::from_str(&detail.request_headers).unwrap_or(Value::Null),
+            headers,
             stored_body(detail.request_body),
             stored_body(detail.response_body),
+            resend,
         )
     });
-    let (request_headers, request_body, response_body) = match detail {
-        Some((headers, request_body, response_body)) => (Some(headers), Some(request_body), Some(response_body)),
-        None => (None, None, None),
+    let (request_headers, request_body, response_body, resend) = match detail {
+        Some((headers, request_body, response_body, resend)) => {
+            (Some(headers), Some(request_body), Some(response_body), Some(resend))
+        }
+        None => (None, None, None, None),
     };
     RecordedRequest {
         id: request.id,
@@ -214,6 +223,7 @@ fn shown(console: &Console, caller: &Caller, request: ConsoleRequest) -> Recorde
         request_headers,
         request_body,
         response_body,
+        resend,
     }
 }
 

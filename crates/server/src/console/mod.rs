@@ -9,12 +9,14 @@
 //! - [`api`]: the page, its script and stylesheet, and the JSON the page reads (`/console/api/…`), scoped by the
 //!   bearer token's society, behind the system-id header as the API is.
 //! - [`redact`]: what is never stored: secrets in bodies, queries and headers, by name.
+//! - [`resend`]: whether a recorded request can be sent again from the page as it was recorded.
 //!
 //! Off (the default of `serve`), no route of the console exists, and no layer of it is in the request path.
 
 pub mod api;
 pub mod record;
 pub mod redact;
+pub mod resend;
 pub mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};

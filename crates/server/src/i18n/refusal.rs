@@ -31,20 +31,20 @@ pub(crate) fn refusal_text(resource: &'static str, id: &str, refusal: &Refusal, 
         .text(lang),
         (Refusal::HasDependants { resource, count }, lang) => dependants_text(resource, *count, lang),
         (Refusal::ReadOnly, Es) => format!("La orden de trabajo {id} es de solo lectura y no puede modificarse."),
-        (Refusal::ReadOnly, Pt) => format!("A ordem de trabalho {id} é somente leitura e não pode ser modificada."),
+        (Refusal::ReadOnly, Pt) => format!("A ordem de serviço {id} é somente leitura e não pode ser modificada."),
         (Refusal::ReadOnly, En) => format!("Work order {id} is read-only and cannot be modified."),
         (Refusal::Stale, Es) => {
             format!("La orden de trabajo {id} cambió desde que la leyó (If-Match); léala de nuevo.")
         }
         (Refusal::Stale, Pt) => {
-            format!("A ordem de trabalho {id} mudou desde que foi lida (If-Match); leia-a novamente.")
+            format!("A ordem de serviço {id} mudou desde que foi lida (If-Match); leia-a novamente.")
         }
         (Refusal::Stale, En) => format!("Work order {id} changed since you read it (If-Match); read it again."),
         (Refusal::DuplicateExternalId(other), Es) => {
             format!("Ya existe la orden de trabajo {other} con ese external_id.")
         }
         (Refusal::DuplicateExternalId(other), Pt) => {
-            format!("Já existe a ordem de trabalho {other} com esse external_id.")
+            format!("Já existe a ordem de serviço {other} com esse external_id.")
         }
         (Refusal::DuplicateExternalId(other), En) => format!("Work order {other} already has that external_id."),
         (Refusal::DuplicateExternalCode(other), lang) => duplicate_code_text(resource, *other, lang),
@@ -78,7 +78,7 @@ fn invalid_text(resource: &str, violations: &[Violation], lang: Lang) -> String 
         let details = named(violations.len());
         let intro = match lang {
             Lang::Es => "La orden de trabajo no es válida",
-            Lang::Pt => "A ordem de trabalho não é válida",
+            Lang::Pt => "A ordem de serviço não é válida",
             Lang::En => "The work order is not valid",
         };
         return format!("{intro}: {details}");
@@ -117,7 +117,7 @@ fn dependant_noun(resource: &str, lang: Lang) -> (&'static str, &'static str, bo
         ("plots", Lang::Pt) => ("talhão", "talhões", false),
         ("plots", Lang::En) => ("plot", "plots", false),
         ("campaigns", Lang::Es) => ("campaña", "campañas", true),
-        ("campaigns", Lang::Pt) => ("campanha", "campanhas", true),
+        ("campaigns", Lang::Pt) => ("safra", "safras", true),
         ("campaigns", Lang::En) => ("campaign", "campaigns", false),
         ("silobags", Lang::Es) => ("silobolsa", "silobolsas", true),
         ("silobags", Lang::Pt) => ("silo bolsa", "silos bolsa", false),
@@ -136,7 +136,7 @@ fn dependant_noun(resource: &str, lang: Lang) -> (&'static str, &'static str, bo
         ("farmers", Lang::Pt) => ("produtor", "produtores", false),
         ("farmers", Lang::En) => ("farmer", "farmers", false),
         ("master_campaigns", Lang::Es) => ("campaña maestra", "campañas maestras", true),
-        ("master_campaigns", Lang::Pt) => ("campanha mestre", "campanhas mestre", true),
+        ("master_campaigns", Lang::Pt) => ("safra mestre", "safras mestre", true),
         ("master_campaigns", Lang::En) => ("master campaign", "master campaigns", false),
         (_, Lang::Es | Lang::Pt) => ("registro", "registros", false),
         (_, Lang::En) => ("record", "records", false),
@@ -172,7 +172,7 @@ fn dependants_text(resource: &str, count: i64, lang: Lang) -> String {
 }
 
 /// One broken rule, led by where it is.
-fn violation_text(violation: &Violation, lang: Lang) -> String {
+pub(super) fn violation_text(violation: &Violation, lang: Lang) -> String {
     let path = &violation.path;
     match (&violation.rule, lang) {
         (Rule::SystemId(sent), Lang::Es) => format!("{path} debe ser \"{THIRD_PARTY_SYSTEM}\" (se recibió {sent:?})"),
@@ -469,7 +469,7 @@ fn not_a_campaign_text(path: &str, id: i64, species: bool, cultivation: bool, la
             format!(" ({id} es un registro de /cultivations; envíe su campaign_id)"),
         ),
         Lang::Pt => (
-            format!("{path}: {id} não é uma campanha da sua sociedade; cultivation.local_id leva o id de uma campanha (campaigns.id), não o de uma espécie nem o de um cultivo"),
+            format!("{path}: {id} não é uma safra da sua sociedade; cultivation.local_id leva o id de uma safra (campaigns.id), não o de uma espécie nem o de uma cultura"),
             format!(" ({id} é uma espécie do catálogo de culturas)"),
             format!(" ({id} é um registro de /cultivations; envie o seu campaign_id)"),
         ),

@@ -1,9 +1,13 @@
 //! The error answers of every operation: which statuses an operation can answer, found from what it takes (its
 //! method, parameters, body and security), and why each is answered, all with the error envelope.
 
+use std::collections::BTreeMap;
+
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::{ContentBuilder, Paths, Ref, RefOr, ResponseBuilder, Schema};
 use utoipa::ToSchema;
+
+use crate::i18n::reasons::{problem_reasons, REASONS};
 
 use super::BEARER;
 
@@ -11,34 +15,42 @@ use super::BEARER;
 const ERROR_STATUSES: [(u16, &str); 16] = [
     (
         400,
-        "The request is malformed: a parameter or a value of the wrong type or form, a missing body, a NUL \
-           character in the query, a credential header sent twice, or a request line HTTP cannot read.",
+        "The request is malformed: a parameter or a value of the wrong type or form (`invalid_parameter`, \
+           `invalid_body`, `malformed_json`), a missing body (`missing_body`), a NUL character in the query \
+           (`malformed_query`), a credential header sent twice (`repeated_header`), or a request line HTTP cannot \
+           read. `errors` lists every problem, each at its place.",
     ),
     (
         401,
-        "The token is missing, invalid or expired, the credentials are wrong, or the X-…-SYSTEM-ID header is \
-           missing or not 8.",
+        "The token is missing (`missing_token`), not sent as `Bearer <token>` (`token_without_bearer`), invalid or \
+           expired (`invalid_token`), the credentials are wrong (`bad_credentials`), or the X-…-SYSTEM-ID header is \
+           missing or not 8 (`missing_system_id`, `wrong_system_id`).",
     ),
     (
         403,
-        "The token is valid but its account lacks the `api_integrated` role.",
+        "The account lacks the `api_integrated` role (`role_missing`): a valid token's account, or the one login or refresh names.",
     ),
-    (404, "No record of yours has this id, or the page is past the last."),
+    (
+        404,
+        "No record of yours has this id (`record_not_found`), or the page is past the last (`page_not_found`).",
+    ),
     (
         408,
         "The request, or the reading of its body, took longer than the server waits.",
     ),
     (
         409,
-        "The write conflicts with the state of the records: read-only, still referenced, an `external_id` or \
-           `external_code` already taken, the most webhook endpoints a society may have, or an \
-           `Idempotency-Key` whose first request is still in flight (with `Retry-After`: retry) or was written \
-           and its answer is not kept (no `Retry-After`: do not retry).",
+        "The write conflicts with the state of the records, and `reason` says how: a read-only work order \
+           (`work_order_read_only`), a record still referenced (`has_dependants`), an `external_id` or \
+           `external_code` already taken (`external_id_taken`, `external_code_taken`), the most webhook endpoints \
+           a society may have (`too_many_webhook_endpoints`), or an `Idempotency-Key` whose first request is \
+           still in flight (`idempotency_in_progress`, with `Retry-After`: retry) or was written and its answer \
+           is not kept (`idempotency_answer_lost`, no `Retry-After`: do not retry).",
     ),
     (410, "The cursor is older than the events kept: resync."),
     (
         412,
-        "`If-Match` names a version the work order no longer has: read it again.",
+        "`If-Match` names a version the work order no longer has (`version_mismatch`): read it again.",
     ),
     (
         413,
@@ -48,8 +60,9 @@ const ERROR_STATUSES: [(u16, &str); 16] = [
     (415, "The body is not declared as `application/json`."),
     (
         422,
-        "The body is well formed but breaks a rule (a value outside its set, a reference to a record the \
-           caller's society does not have), or an `Idempotency-Key` is reused with another request.",
+        "The body is well formed but breaks a rule (`validation_failed`: a value outside its set, a reference to \
+           a record the caller's society does not have; `errors` lists every one, each at its path), or an \
+           `Idempotency-Key` is reused with another request (`idempotency_key_reused`).",
     ),
     (429, "Too many requests: wait for `Retry-After` seconds."),
     (431, "The request's headers are larger, or more, than the server reads."),
@@ -78,7 +91,8 @@ fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
         // Any request may be malformed in its head: a NUL in a query, a repeated credential header.
         (400, true),
         (401, secured),
-        (403, caller),
+        // A login or refresh of an account without the role is refused like a token of one.
+        (403, secured),
         (
             404,
             takes(ParameterIn::Path) || named("page") || ["put", "patch", "delete"].contains(&method),
@@ -86,12 +100,13 @@ fn error_statuses(method: &str, operation: &Operation) -> Vec<u16> {
         (408, true),
         (409, write),
         (410, named("after")),
-        (412, method == "patch"),
+        (412, named("If-Match")),
         (413, body || write),
         (414, true),
         (415, body),
         (422, body || write),
-        (429, secured),
+        // The address limit reaches every route, the public documents and `/health` too (see `crate::ratelimit`).
+        (429, true),
         (431, true),
         (500, true),
         (503, true),
@@ -131,6 +146,23 @@ pub(super) fn list_errors(paths: &mut Paths, system_id: &str) {
                     .responses
                     .insert(status.to_string(), answer.build().into());
             }
+        }
+    }
+}
+
+/// Lists every reason as the enum of the error envelope's `reason`, and every problem's reason as the enum of
+/// `errors[].reason`, from the one list of each (see [`crate::i18n::reasons`]).
+pub(super) fn list_reasons(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let lists = [
+        (wire::ErrorDetail::name(), REASONS.to_vec()),
+        (wire::ErrorProblem::name(), problem_reasons()),
+    ];
+    for (schema, reasons) in lists {
+        let Some(RefOr::T(Schema::Object(object))) = schemas.get_mut(schema.as_ref()) else {
+            continue;
+        };
+        if let Some(RefOr::T(Schema::Object(reason))) = object.properties.get_mut("reason") {
+            reason.enum_values = Some(reasons.into_iter().map(serde_json::Value::from).collect());
         }
     }
 }

@@ -1,5 +1,6 @@
-//! The parameters of operations: the query parameters of a list of each generation and of the change feed, and
-//! the `{id}` path parameter of a detail, each with the form the server reads and the example Swagger UI starts from.
+//! The parameters of operations: the query parameters of a list of each generation and of the change feed, the
+//! `{id}` path parameter of a detail, and the request headers a write reads (`Idempotency-Key`, `If-Match`), each
+//! with the form the server reads and the example Swagger UI starts from.
 
 use domain::Generation;
 use serde_json::json;
@@ -140,4 +141,45 @@ pub fn id_parameter(name: &str) -> utoipa::openapi::path::Parameter {
         .schema(Some(int64().minimum(Some(i64::MIN)).build()))
         .example(Some(json!(1)))
         .build()
+}
+
+/// An optional request header of a write, in the form `pattern` states.
+fn header(name: &str, description: &str, pattern: &str) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(description))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(pattern))
+                .build(),
+        ))
+        .build()
+}
+
+/// `Idempotency-Key`, which every authenticated POST honours (see `crate::idempotency`): 1 to 255 visible ASCII
+/// characters, between the blanks HTTP takes off a header's value.
+pub fn idempotency_key() -> utoipa::openapi::path::Parameter {
+    header(
+        "Idempotency-Key",
+        "A key of yours for this request, 1 to 255 visible ASCII characters (a UUID is a good one). A retry with the \
+         same key, method, path, query and body within 24 hours is answered the first successful answer again, with \
+         `Idempotent-Replayed: true`, and nothing is written twice (an answer holding a signing secret is not kept: \
+         its retry is 409). The same key with another request is 422; a retry while the first request is still \
+         being answered is 409 with `Retry-After`.",
+        r"^[\t ]*[!-~]{1,255}[\t ]*$",
+    )
+}
+
+/// `If-Match`, which a work order's replacement reads: the `ETag` of the version it replaces.
+pub fn if_match() -> utoipa::openapi::path::Parameter {
+    header(
+        "If-Match",
+        "The `ETag` of the work order as you read it (`GET /api/v3/third_party/work_orders/{id}` or the answer of \
+         your last write), e.g. `\"12-3\"`: the replacement applies only while the order is at that version, \
+         else it is 412 and nothing is written. `*` or no header: the write applies whatever the version.",
+        r#"^[\t ]*(\*|"?[0-9]+-[0-9]+"?)[\t ]*$"#,
+    )
 }

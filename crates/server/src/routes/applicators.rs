@@ -14,7 +14,7 @@ use store::Scoping;
 use wire::applicators::ApplicatorWrite;
 use wire::operations::Applicator;
 
-use super::resources::created;
+use super::resources::{created, with_references};
 use super::table::{list_parameters, ApiTable, Custom};
 use crate::conditional::Conditional;
 use crate::error::ApiError;
@@ -126,7 +126,12 @@ async fn create(
 ) -> Result<impl IntoResponse, ApiError> {
     let command = command(body);
     let refused = |r| ApiError::refusal(r, NAME, "");
-    command.check().map_err(refused)?;
+    if let Err(broken) = command.check() {
+        let references = state.store.applicator_references(&caller.scope, &command);
+        return Err(refused(
+            with_references(broken, references, ApplicatorCommand::FIELDS).await,
+        ));
+    }
     let record = state
         .store
         .write_applicator(&caller.scope, None, &command)
@@ -167,7 +172,12 @@ async fn write(
 ) -> Result<Json<Applicator>, ApiError> {
     let command = command(body);
     let refused = |r| ApiError::refusal(r, NAME, id);
-    command.check().map_err(refused)?;
+    if let Err(broken) = command.check() {
+        let references = state.store.applicator_references(&caller.scope, &command);
+        return Err(refused(
+            with_references(broken, references, ApplicatorCommand::FIELDS).await,
+        ));
+    }
     let updated = state
         .store
         .write_applicator(&caller.scope, Some(id), &command)

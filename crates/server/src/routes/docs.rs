@@ -1,16 +1,24 @@
 //! The OpenAPI document and the interactive reference people read at `/docs`: the document rendered once at start-up
-//! from the route table; the page is Swagger UI over `/openapi.json`, with a log-in form of our own. Swagger UI's
+//! from the route table, in English and in each language of [`crate::reference`], and served in the reader's
+//! language with code samples that call the address the request reached; the page is Swagger UI over `/openapi.json`, with a log-in form of our own. Swagger UI's
 //! files come from inside the `utoipa-swagger-ui` crate (its `vendored` feature), our page, script and style from
 //! `assets/docs/`: everything is served from the binary, so the page works with no network, and its
 //! Content-Security-Policy lets it load nothing from elsewhere.
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Request, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::header;
-use axum::http::HeaderValue;
+use axum::http::{Extensions, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
+use domain::Lang;
 use secrecy::ExposeSecret;
+use serde::Deserialize;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::Required;
 
 use crate::config::DocsLogin;
 use crate::AppState;
@@ -35,12 +43,110 @@ const STYLE: &str = include_str!("../../assets/docs/docs.css");
 /// initializer, which would load a sample document from elsewhere).
 const SWAGGER_FILES: [&str; 3] = ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"];
 
-/// `GET /openapi.json`.
-pub async fn document(State(state): State<AppState>) -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        state.docs.document.clone(),
+/// `GET /openapi.json`: in the language of `lang`, else of `Accept-Language`, else English (see
+/// [`crate::reference::language`]); its samples call the address the request reached.
+pub async fn document(
+    State(state): State<AppState>,
+    Query(query): Query<LangQuery>,
+    extensions: Extensions,
+    headers: HeaderMap,
+) -> Response {
+    let peer = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok());
+    let lang = crate::reference::language(query.lang.as_deref(), accept);
+    let trusted = state
+        .config
+        .rate_limits
+        .trusted_proxies
+        .iter()
+        .any(|network| peer.is_some_and(|peer| network.contains(&peer)));
+    let base = reached_at(&headers, trusted, &state.config.listen);
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (header::CONTENT_LANGUAGE, HeaderValue::from_static(code(lang))),
+            (
+                header::VARY,
+                HeaderValue::from_static("accept-language, host, x-forwarded-host, x-forwarded-proto"),
+            ),
+        ],
+        state.docs.document(lang, &base),
     )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// The query of `/openapi.json`.
+#[derive(Debug, Deserialize)]
+pub struct LangQuery {
+    /// `es`, `pt` or `en`; any other value is ignored.
+    lang: Option<String>,
+}
+
+/// The `lang` parameter of `/openapi.json`, for the document.
+pub fn lang_parameter() -> Parameter {
+    ParameterBuilder::new()
+        .name("lang")
+        .parameter_in(ParameterIn::Query)
+        .required(Required::False)
+        .description(Some(
+            "The language of the document's descriptions: `es`, `pt` or `en`. It wins over `Accept-Language`; \
+             with neither naming one of the three, the document is in English.",
+        ))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(["es", "pt", "en"])),
+        ))
+        .build()
+}
+
+fn code(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Es => "es",
+        Lang::Pt => "pt",
+        Lang::En => "en",
+    }
+}
+
+/// The address a request reached, as the samples should call it: the scheme and host a trusted proxy forwarded
+/// (`X-Forwarded-Proto`, `X-Forwarded-Host`), else `http` and the request's `Host`, else the listen address. A host
+/// with characters no host name or address has is not believed (it would be written into the samples' code).
+fn reached_at(headers: &HeaderMap, trusted_proxy: bool, listen: &SocketAddr) -> String {
+    let first = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(',').next())
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+    };
+    let forwarded = |name| if trusted_proxy { first(name) } else { None };
+    let scheme = match forwarded("x-forwarded-proto") {
+        Some("https") => "https",
+        _ => "http",
+    };
+    let host = forwarded("x-forwarded-host")
+        .or_else(|| first(header::HOST.as_str()))
+        .filter(|host| plausible_host(host))
+        .map(str::to_owned)
+        .unwrap_or_else(|| listen.to_string());
+    format!("{scheme}://{host}")
+}
+
+/// A host name or IP address, with an optional port.
+fn plausible_host(host: &str) -> bool {
+    host.len() <= 255
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']' | '_'))
 }
 
 /// `GET /docs`.
@@ -111,16 +217,67 @@ fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// The document, rendered.
+/// The document, rendered once in each language; each cut where the samples name the server's address, so that a
+/// request gets them with its own.
 #[derive(Debug)]
 pub struct Rendered {
-    /// The OpenAPI document as JSON.
-    pub document: String,
+    /// English, Spanish, Portuguese: the JSON between the places of the address.
+    documents: [Vec<String>; 3],
 }
 
-/// Renders the document's JSON.
+impl Rendered {
+    /// The document in `lang`, its samples calling `base`.
+    pub fn document(&self, lang: Lang, base: &str) -> String {
+        let index = match lang {
+            Lang::En => 0,
+            Lang::Es => 1,
+            Lang::Pt => 2,
+        };
+        self.documents[index].join(base)
+    }
+}
+
+/// Renders the document's JSON in every language.
 pub fn render(document: &utoipa::openapi::OpenApi) -> Rendered {
+    let english = serde_json::to_value(document).unwrap_or_default();
+    let cut = |value: &serde_json::Value| {
+        let json = serde_json::to_string(value).unwrap_or_else(|_| "{}".into());
+        json.split(crate::code_samples::BASE).map(str::to_owned).collect()
+    };
+    let translated = |lang| cut(&crate::reference::translate(&english, &crate::reference::table(lang)));
     Rendered {
-        document: serde_json::to_string(document).unwrap_or_else(|_| "{}".into()),
+        documents: [cut(&english), translated(Lang::Es), translated(Lang::Pt)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(name, value)| {
+                (
+                    axum::http::HeaderName::from_static(name),
+                    HeaderValue::from_str(value).expect("a header value"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn samples_call_the_host_reached_and_a_trusted_proxys_forwarded_one() {
+        let listen: SocketAddr = "127.0.0.1:8080".parse().expect("an address");
+        let forwarded = headers(&[
+            ("host", "10.0.0.5:9000"),
+            ("x-forwarded-proto", "https"),
+            ("x-forwarded-host", "api.example.com"),
+        ]);
+        assert_eq!(reached_at(&forwarded, true, &listen), "https://api.example.com");
+        assert_eq!(reached_at(&forwarded, false, &listen), "http://10.0.0.5:9000");
+        let odd = headers(&[("host", "evil\"';x")]);
+        assert_eq!(reached_at(&odd, false, &listen), "http://127.0.0.1:8080");
+        assert_eq!(reached_at(&HeaderMap::new(), false, &listen), "http://127.0.0.1:8080");
     }
 }

@@ -9,7 +9,7 @@ use store::resources::establishments::Establishments;
 use store::Resource;
 use wire::establishments::Establishment;
 
-use super::resources::created;
+use super::resources::{created, with_references};
 use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller, V3};
@@ -57,7 +57,12 @@ async fn create(
 ) -> Result<impl IntoResponse, ApiError> {
     let command = command(body);
     let refused = |r| ApiError::refusal(r, NAME, "");
-    command.check().map_err(refused)?;
+    if let Err(broken) = command.check() {
+        let references = state.store.establishment_references(&caller.scope, &command);
+        return Err(refused(
+            with_references(broken, references, NewEstablishment::FIELDS).await,
+        ));
+    }
     let record = state
         .store
         .create_establishment(&caller.scope, &command)

@@ -17,7 +17,7 @@ use store::resources::field::{
 use store::Resource;
 use wire::field::{Device, DeviceEvent, NewDeviceEvents, SilobagCampaign};
 
-use super::resources::created;
+use super::resources::{created, with_references};
 use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller, V2, V3};
@@ -118,7 +118,12 @@ async fn create_silobag_campaign(
         observations: body.observations.unwrap_or_default(),
     };
     let refused = |r| ApiError::refusal(r, SilobagCampaigns::SPEC.name, "");
-    command.check().map_err(refused)?;
+    if let Err(broken) = command.check() {
+        let references = state.store.silobag_campaign_references(&caller.scope, &command);
+        return Err(refused(
+            with_references(broken, references, NewSilobagCampaign::FIELDS).await,
+        ));
+    }
     let created = state
         .store
         .create_silobag_campaign(&caller.scope, &command)
@@ -144,7 +149,13 @@ async fn create_device(
         active: body.active.unwrap_or(true),
     };
     let refused = |r| ApiError::refusal(r, Devices::SPEC.name, "");
-    let kind = command.check().map_err(refused)?;
+    let kind = match command.check() {
+        Ok(kind) => kind,
+        Err(broken) => {
+            let references = state.store.device_references(&caller.scope, &command);
+            return Err(refused(with_references(broken, references, NewDevice::FIELDS).await));
+        }
+    };
     let device = state
         .store
         .create_device(&caller.scope, &command, kind)

@@ -79,7 +79,7 @@ fn operational(mut table: ApiTable) -> ApiTable {
             Custom {
                 summary: "This OpenAPI document",
                 tag: "Operations of the server",
-                parameters: vec![],
+                parameters: vec![docs::lang_parameter()],
                 body: None,
                 success: (200, document),
                 security: Security::None,

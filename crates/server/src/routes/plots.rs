@@ -9,7 +9,7 @@ use store::resources::plots::PlotsV3;
 use store::Resource;
 use wire::plots::PlotV3;
 
-use super::resources::created;
+use super::resources::{created, with_references};
 use super::table::{ApiTable, Custom};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller};
@@ -53,7 +53,10 @@ async fn create(
 ) -> Result<impl IntoResponse, ApiError> {
     let command = command(body);
     let refused = |r| ApiError::refusal(r, NAME, "");
-    command.check().map_err(refused)?;
+    if let Err(broken) = command.check() {
+        let references = state.store.plot_references(&caller.scope, &command);
+        return Err(refused(with_references(broken, references, NewPlot::FIELDS).await));
+    }
     let record = state
         .store
         .create_plot(&caller.scope, caller.user_id, &command)

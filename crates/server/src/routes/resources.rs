@@ -1,13 +1,16 @@
-//! The generic handlers that serve every declared resource: list, detail and logical delete, and the shape of a
-//! created record's answer.
+//! The generic handlers that serve every declared resource: list, detail and logical delete, the shape of a
+//! created record's answer, and the refusal of a write body that breaks its own rules ([`with_references`]).
+
+use std::future::Future;
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use domain::Refusal;
 use serde::Serialize;
 use store::resources::Deletable;
-use store::Resource;
+use store::{Resource, StoreError};
 
 use crate::conditional::Conditional;
 use crate::error::ApiError;
@@ -59,6 +62,24 @@ pub async fn remove<R: Deletable>(
         .await?
         .map_err(|refusal| ApiError::refusal(refusal, R::SPEC.name, &id))?;
     Ok(Json(deleted))
+}
+
+/// The refusal of a write body that broke its own rules (`broken`), with what the rules about the records it names
+/// found (`references`: the store's lookups, read without writing), every violation in body order (`fields`, the
+/// command's). Were the lookups not answered, the body's own rules still say why: the failure is logged, and the
+/// refusal answered without them.
+pub async fn with_references(
+    broken: Refusal,
+    references: impl Future<Output = Result<Result<(), Refusal>, StoreError>>,
+    fields: &[&str],
+) -> Refusal {
+    match references.await {
+        Ok(references) => broken.with_references(references, fields),
+        Err(error) => {
+            tracing::warn!(%error, "the references of a refused body could not be read");
+            broken
+        }
+    }
 }
 
 /// The answer to a create: 201, the record, and its `Location` under `path`.

@@ -82,16 +82,6 @@ fn http_method(method: &Method) -> (HttpMethod, MethodFilter) {
     }
 }
 
-/// A stable, readable operation id: the method and the path's words, e.g. `get_api_v3_third_party_farmers_id`.
-fn operation_id(method: &Method, path: &str) -> String {
-    let words: Vec<String> = path
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    format!("{}_{}", method.as_str().to_ascii_lowercase(), words.join("_"))
-}
-
 /// The `{name}` of a path's last segment, if it is a parameter.
 fn path_parameter(path: &str) -> Option<&str> {
     path.rsplit('/')
@@ -195,9 +185,12 @@ impl ApiTable {
         if let Some(name) = path_parameter(path).filter(|name| parameters.iter().all(|p| p.name != *name)) {
             parameters.insert(0, openapi::id_parameter(name));
         }
+        // Every authenticated POST honours a key (see `crate::idempotency`).
+        if method == Method::POST && doc_security == Security::Caller {
+            parameters.push(openapi::idempotency_key());
+        }
         let operation = openapi::operation(
             OperationDoc {
-                id: operation_id(&method, path),
                 summary: doc.summary,
                 tag: doc.tag,
                 parameters,
@@ -306,7 +299,7 @@ impl ApiTable {
     /// The API's routes (which need the API headers), the open routes, and the document for the configured header
     /// token.
     pub fn finish(self, header_token: &str) -> (Router<AppState>, Router<AppState>, OpenApi) {
-        let document = openapi::document(self.paths, self.schemas, header_token);
+        let document = openapi::document(self.paths, &self.operations, self.schemas, header_token);
         (self.router, self.open, crate::code_samples::with_samples(document))
     }
 }

@@ -1,9 +1,9 @@
 //! Work orders: read in v3 (the list, with state filters and nested lines, and one order by id), written on the v1
 //! integration layer (create, replace the whole structure, delete). A write is parsed into a domain command, checked
-//! against the command's own rules (refused before the store is asked anything), then handed to the store, which
-//! looks up what the rules about stored records need and has `domain::work_orders` judge it. Each write answers the
-//! order in its v3 read shape with an `ETag` naming its version; a replacement sent with `If-Match` applies only to
-//! that version.
+//! against the command's own rules (refused before anything is written, naming with them the unknown records it
+//! refers to, which the store only reads), then handed to the store, which looks up what the rules about stored
+//! records need and has `domain::work_orders` judge it. Each write answers the order in its v3 read shape with an
+//! `ETag` naming its version; a replacement sent with `If-Match` applies only to that version.
 
 use std::collections::HashMap;
 
@@ -21,8 +21,9 @@ use store::{Scope, Scoping};
 use wire::work_orders::WorkOrderWrite;
 use wire::work_orders::{LocalRef, WorkOrder, WorkOrderState};
 
+use super::resources::with_references;
 use super::table::{list_parameters, ApiTable, Custom};
-use crate::body::{BodyError, Problem, Segment};
+use crate::body::{Hint, Problem, Segment};
 use crate::conditional::Conditional;
 use crate::error::ApiError;
 use crate::extract::{parse_id, ApiJson, Caller, ListQuery, V3};
@@ -89,12 +90,15 @@ pub fn register(mut table: ApiTable) -> ApiTable {
             Method::PATCH,
             "/integration/api/v1/workOrders/{localId}",
             replace,
-            Custom::write(
-                "Replace a work order's whole structure (If-Match optional)",
-                TAG,
-                (write, example()),
-                (200, order.clone()),
-            ),
+            Custom {
+                parameters: vec![crate::openapi::if_match()],
+                ..Custom::write(
+                    "Replace a work order's whole structure (If-Match optional)",
+                    TAG,
+                    (write, example()),
+                    (200, order.clone()),
+                )
+            },
         )
         .custom(
             Method::DELETE,
@@ -156,9 +160,9 @@ impl<S: Send + Sync> FromRequestParts<S> for StateQuery {
     }
 }
 
-/// A write body (`ApiJson`), with one refusal put more plainly: a body without `supplies` or `labours`, as an ERP
-/// that takes the write for a merge sends it, is told that a write carries the whole order and that an empty list
-/// removes every line.
+/// A write body (`ApiJson`), with its refusals put more plainly for an ERP that takes the write for a merge: a body
+/// without `supplies` or `labours` is told that a write carries the whole order and that an empty list removes every
+/// line; a PATCH lacking any required part is also told to send the whole order, as a `GET` of it answers it.
 struct WriteBody(WorkOrderWrite);
 
 impl<S> FromRequest<S> for WriteBody
@@ -169,27 +173,35 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        // A PATCH's path ends with the order's `localId`, as sent.
+        let replaced = (request.method() == Method::PATCH)
+            .then(|| request.uri().path().rsplit('/').next().unwrap_or_default().to_owned());
         let ApiJson(body) = ApiJson::from_request(request, state)
             .await
-            .map_err(|error| error.map_msg(lines_missing))?;
+            .map_err(|error| error.map_msg(|msg| whole_order(msg, replaced)))?;
         Ok(Self(body))
     }
 }
 
-/// `msg`, or, when it says that `supplies` or `labours` is missing, the same with what an empty list does.
-fn lines_missing(msg: Msg) -> Msg {
-    match msg {
-        Msg::Body(BodyError::At {
-            path,
-            problem: Problem::Missing,
-        }) if matches!(path.as_slice(), [Segment::Key(key)] if key == "supplies" || key == "labours") => {
-            Msg::Body(BodyError::At {
-                path,
-                problem: Problem::MissingLines,
-            })
+/// `msg`, with a missing `supplies` or `labours` saying what an empty list does, and, for a replacement of order
+/// `replaced` that lacks a required part, the hint to send the whole order.
+fn whole_order(msg: Msg, replaced: Option<String>) -> Msg {
+    let Msg::Body(error) = msg else {
+        return msg;
+    };
+    let error = error.map_problems(|path, problem| match problem {
+        Problem::Missing if matches!(path, [Segment::Key(key)] if key == "supplies" || key == "labours") => {
+            Problem::MissingLines
         }
         other => other,
-    }
+    });
+    let lacking = error
+        .problems()
+        .any(|(_, problem)| matches!(problem, Problem::Missing | Problem::MissingLines));
+    Msg::Body(match replaced {
+        Some(local_id) if lacking => error.with_hint(Hint::WholeOrder { local_id }),
+        _ => error,
+    })
 }
 
 fn flags(state: &WorkOrderState) -> StateFlags {
@@ -300,6 +312,16 @@ fn respond(order: WorkOrder, version: i64, status: StatusCode) -> Response {
     response
 }
 
+/// The command's own rules; when it breaks any, the refusal names, with them, every reference the store does not
+/// find (asked without writing), so one answer lists every broken rule.
+async fn judge(state: &AppState, scope: &Scope, mode: WriteMode, command: &WorkOrderCommand) -> Result<(), Refusal> {
+    let Err(broken) = command.check(scope.society_id()) else {
+        return Ok(());
+    };
+    let references = state.store.work_order_references(scope, mode, command);
+    Err(with_references(broken, references, WorkOrderCommand::FIELDS).await)
+}
+
 /// `POST /integration/api/v1/workOrders`: 201 with the stored order.
 async fn create(
     State(state): State<AppState>,
@@ -307,7 +329,9 @@ async fn create(
     WriteBody(body): WriteBody,
 ) -> Result<Response, ApiError> {
     let command = command(body);
-    command.check(caller.scope.society_id()).map_err(|r| refused(r, ""))?;
+    judge(&state, &caller.scope, WriteMode::Create, &command)
+        .await
+        .map_err(|r| refused(r, ""))?;
     let written = state
         .store
         .write_work_order(&caller.scope, WriteMode::Create, &command)
@@ -331,11 +355,13 @@ async fn replace(
         Some(Err(())) => return Err(refused(Refusal::Stale, &id)),
     };
     let command = command(body);
-    command.check(caller.scope.society_id()).map_err(|r| refused(r, &id))?;
     let mode = WriteMode::Replace {
         local_id,
         expected_version,
     };
+    judge(&state, &caller.scope, mode, &command)
+        .await
+        .map_err(|r| refused(r, &id))?;
     let written = state
         .store
         .write_work_order(&caller.scope, mode, &command)

@@ -83,7 +83,7 @@ on_both_backends_with! { console_on();
         assert_eq!(newest["path"], "/integration/api/v1/workOrders/999999999");
         assert_eq!(newest["status"], status.as_u16());
         assert!(newest["error_message"].as_str().is_some_and(|m| !m.is_empty()), "{newest}");
-        assert_eq!(newest["reference"]["url"], "/docs#/Work%20orders/patch_integration_api_v1_workorders_localid");
+        assert_eq!(newest["reference"]["url"], "/docs#/Work%20orders/replaceWorkOrder");
         assert!(newest.get("response_body").is_none(), "a list leaves bodies to the detail: {newest}");
 
         assert_eq!(oldest["method"], "GET");
@@ -93,7 +93,7 @@ on_both_backends_with! { console_on();
         assert_eq!(oldest["request_id"], farmers_request_id);
         assert!(oldest["latency_ms"].as_i64().is_some_and(|ms| ms >= 0), "{oldest}");
         assert_eq!(oldest["error_message"], Value::Null);
-        assert_eq!(oldest["reference"]["url"], "/docs#/Master%20data/get_api_v3_third_party_farmers");
+        assert_eq!(oldest["reference"]["url"], "/docs#/Master%20data/listFarmers");
 
         let detail = app.get_ok(&format!("{REQUESTS}/{}", oldest["id"]), &token).await;
         assert_eq!(detail["response_body"]["items"].as_array().map(Vec::len), Some(2), "{detail}");
@@ -383,6 +383,244 @@ mod as_the_api {
                 let (code, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
                 assert_eq!(code, 400);
                 assert!(message.contains("NUL"), "{query}: {message}");
+            }
+        }
+    }
+}
+
+/// "Send again": whether a recorded request can be sent again as it was recorded, and a request sent again is
+/// recorded like any other.
+mod send_again {
+    use super::*;
+
+    /// The detail of the newest recorded request whose path and query hold `part`.
+    async fn detail_of(app: &TestApp, token: &str, part: &str) -> Value {
+        for _ in 0..100 {
+            let items = app.get_ok(REQUESTS, token).await["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let found = items.iter().find(|item| {
+                let shown = format!(
+                    "{}?{}",
+                    item["path"].as_str().unwrap_or(""),
+                    item["query"].as_str().unwrap_or("")
+                );
+                shown.contains(part)
+            });
+            if let Some(found) = found {
+                return app.get_ok(&format!("{REQUESTS}/{}", found["id"]), token).await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the console never recorded a request to {part}");
+    }
+
+    on_both_backends_with! { console_on();
+        async fn a_request_holding_a_redacted_secret_or_a_body_not_kept_cannot_be_sent_again(app) {
+            let token = app.token(integrator("AR")).await;
+            app.get_ok(&format!("{FARMERS}?size=1"), &token).await;
+            app.get(&format!("{FARMERS}?size=2&api_key=abc123"), &token).await;
+            let applicators = "/api/v2/third_party/applicators";
+            app.post(&format!("{applicators}?marca=1"), &token, &json!({"name": "Con secreto", "password": "x"})).await;
+            app.request(Method::POST, &format!("{applicators}?texto=1"))
+                .bearer_auth(&token)
+                .header("content-type", "text/plain")
+                .body("no es JSON")
+                .send()
+                .await
+                .expect("POST");
+
+            let plain = detail_of(&app, &token, "farmers?size=1").await;
+            assert_eq!(plain["resend"], json!({"allowed": true}), "{plain}");
+            let list = app.get_ok(REQUESTS, &token).await;
+            assert!(list["items"].as_array().is_some_and(|items| items.iter().all(|item| item.get("resend").is_none())),
+                "a list leaves it to the detail: {list}");
+            let query = detail_of(&app, &token, "api_key=").await;
+            assert_eq!(query["resend"], json!({"allowed": false, "reason": "redacted_secret"}), "{query}");
+            let body = detail_of(&app, &token, "marca=1").await;
+            assert_eq!(body["request_body"]["password"], "[redacted]", "{body}");
+            assert_eq!(body["resend"], json!({"allowed": false, "reason": "redacted_secret"}), "{body}");
+            let text = detail_of(&app, &token, "texto=1").await;
+            assert_eq!(text["resend"], json!({"allowed": false, "reason": "body_not_kept"}), "{text}");
+        }
+
+        async fn a_request_sent_again_as_recorded_is_recorded_like_any_other(app) {
+            let token = app.token(integrator("AR")).await;
+            app.get_ok(&format!("{FARMERS}?size=1"), &token).await;
+            let first = detail_of(&app, &token, "farmers?size=1").await;
+            assert_eq!(first["resend"]["allowed"], true, "{first}");
+            // What the page does: the same method, path and query, its own token, a request id of its own.
+            let path = format!("{}?{}", first["path"].as_str().expect("a path"), first["query"].as_str().expect("a query"));
+            let again = app
+                .request(Method::GET, &path)
+                .bearer_auth(&token)
+                .header("x-request-id", "console-resend-test")
+                .send()
+                .await
+                .expect("GET");
+            assert_eq!(again.status(), StatusCode::OK);
+            let items = recorded(&app, &token, "?path=farmers", 2).await;
+            assert_eq!(items[0]["request_id"], "console-resend-test", "{items:#?}");
+            assert_eq!(items[0]["query"], first["query"]);
+            assert_ne!(items[0]["id"], first["id"]);
+        }
+    }
+}
+
+/// "Redeliver": a delivery is sent again from every final state, to a disabled endpoint too, and its new attempt is
+/// listed with the receiver's answer.
+mod redeliver {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use domain::webhooks::UrlPolicy;
+    use server::webhooks::Deliverer;
+
+    use super::*;
+
+    const ENDPOINTS: &str = "/api/v3/third_party/webhook_endpoints";
+    /// What the receiver answers, whose first bytes each attempt keeps.
+    const ANSWER: &str = "recibido por el ERP";
+
+    /// The console on, as `demo` runs it (http and loopback receivers), with a delivery worker the test drives.
+    fn driven() -> Setup {
+        let mut setup = console_on();
+        setup.server.webhooks.policy = UrlPolicy::DEMO;
+        setup.server.webhooks.enabled = false;
+        setup.server.jobs.enabled = false;
+        setup
+    }
+
+    /// A receiver on a local port that answers every delivery 200 with [`ANSWER`]; answers how many it got.
+    async fn receiver() -> (Arc<AtomicUsize>, std::net::SocketAddr) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the receiver");
+        let address = listener.local_addr().expect("the receiver's address");
+        let counted = count.clone();
+        let app = axum::Router::new().route(
+            "/hooks",
+            axum::routing::post(move || {
+                let counted = counted.clone();
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    ANSWER
+                }
+            }),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (count, address)
+    }
+
+    /// Steps `worker` until `received` reaches `count`.
+    async fn deliver_until(worker: &Deliverer, received: &AtomicUsize, count: usize) {
+        for _ in 0..200 {
+            worker.step().await.expect("a step");
+            worker.settle().await;
+            if received.load(Ordering::SeqCst) >= count {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!(
+            "the receiver got {} of {count} deliveries",
+            received.load(Ordering::SeqCst)
+        );
+    }
+
+    on_both_backends_with! { driven();
+        async fn a_delivery_is_redelivered_from_every_final_state_and_shows_each_attempt(app) {
+            let (received, address) = receiver().await;
+            let login = app.login_as(integrator("AR")).await;
+            let token = login["access_token"].as_str().expect("a token").to_owned();
+            let society = login["society"]["id"].as_i64().expect("a society");
+            let body = json!({"url": format!("http://{address}/hooks"), "types": ["applicator.*"]});
+            let endpoint: Value = app.post(ENDPOINTS, &token, &body).await.json().await.expect("JSON");
+            let endpoint = endpoint["id"].as_i64().expect("an endpoint");
+            let created = app.post("/api/v2/third_party/applicators", &token, &json!({"name": "Reenvío"})).await;
+            assert_eq!(created.status(), StatusCode::CREATED);
+            let worker = Deliverer::new(app.store.clone(), driven().server.webhooks).expect("a worker");
+            deliver_until(&worker, &received, 1).await;
+            let deliveries = format!("{ENDPOINTS}/{endpoint}/deliveries");
+            let delivery = app.get_ok(&deliveries, &token).await["items"][0].clone();
+            assert_eq!(delivery["status"], "succeeded", "{delivery}");
+            let id = delivery["id"].as_i64().expect("a delivery");
+
+            let settled = [
+                ("succeeded", ""),
+                ("failed", "UPDATE webhook_deliveries SET status = 'failed' WHERE society_id = $1"),
+                // Abandoned because its endpoint was disabled: the redelivery goes to it all the same, once.
+                ("abandoned", "UPDATE webhook_endpoints SET state = 'disabled' WHERE society_id = $1"),
+            ];
+            for (attempts, (state, setup)) in (2..).zip(settled) {
+                if !setup.is_empty() {
+                    app.execute(setup, society).await.expect("the delivery's state");
+                }
+                if state == "abandoned" {
+                    app.execute("UPDATE webhook_deliveries SET status = 'abandoned' WHERE society_id = $1", society)
+                        .await
+                        .expect("abandoned");
+                }
+                let listed = app.get_ok(&deliveries, &token).await;
+                assert_eq!(listed["items"][0]["status"], state, "{listed}");
+                let retry = app.post(&format!("{deliveries}/{id}/retry"), &token, &json!({})).await;
+                assert_eq!(retry.status(), StatusCode::ACCEPTED, "{state}");
+                let retried: Value = retry.json().await.expect("JSON");
+                assert_eq!(retried["status"], "pending", "{state}: {retried}");
+                assert!(retried["next_attempt_at"].is_string(), "a pending delivery says when: {retried}");
+                // The endpoint's pace allows one attempt every 40 ms.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                deliver_until(&worker, &received, attempts).await;
+                let listed = app.get_ok(&deliveries, &token).await;
+                let shown = &listed["items"][0];
+                assert_eq!(shown["status"], "succeeded", "redelivered from {state}: {shown}");
+                assert_eq!(shown["next_attempt_at"], Value::Null, "{shown}");
+                let all = shown["attempts"].as_array().expect("attempts");
+                assert_eq!(all.len(), attempts, "{shown}");
+                let last = &all[attempts - 1];
+                assert_eq!(last["status_code"], 200, "{last}");
+                assert_eq!(last["response_head"], ANSWER, "{last}");
+                assert!(last["latency_ms"].as_i64().is_some_and(|ms| ms >= 0) && last["attempted_at"].is_string(), "{last}");
+            }
+            let read = app.get_ok(&format!("{ENDPOINTS}/{endpoint}"), &token).await;
+            assert_eq!(read["state"], "disabled", "a redelivery does not enable the endpoint again: {read}");
+            // The mark went with the claim: due again without a redelivery, the delivery is abandoned unsent, as a
+            // disabled endpoint's deliveries are.
+            let marked = "SELECT COUNT(*) FROM webhook_deliveries WHERE society_id = $1 AND redelivery";
+            assert_eq!(app.integers(marked, society).await, [0]);
+            app.execute("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = 0 WHERE society_id = $1", society).await.expect("due");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            worker.step().await.expect("a step");
+            worker.settle().await;
+            assert_eq!(app.get_ok(&deliveries, &token).await["items"][0]["status"], "abandoned");
+            assert_eq!(received.load(Ordering::SeqCst), 4, "nothing more was sent");
+        }
+    }
+}
+
+/// The page's words: every value the API gives a delivery's status or an endpoint's state has a label in each of
+/// the page's three languages, and the page offers the three.
+mod words {
+    use super::*;
+
+    on_both_backends_with! { console_on();
+        async fn every_status_and_state_has_its_words_in_es_pt_and_en(app) {
+            let page = app.client.get(format!("{}/console", app.base)).send().await.expect("GET").text().await.expect("the page");
+            for code in ["es", "pt", "en"] {
+                assert!(page.contains(&format!(r#"<option value="{code}">"#)), "the selector offers {code}");
+            }
+            let script = app.client.get(format!("{}/console/console.js", app.base)).send().await.expect("GET");
+            let script = script.text().await.expect("the script");
+            let values = ["delivery_pending", "delivery_delivering", "delivery_succeeded", "delivery_failed",
+                "delivery_abandoned", "state_enabled", "state_disabled", "resend_redacted_secret", "resend_body_not_kept"];
+            for key in values {
+                assert_eq!(script.matches(&format!("{key}: \"")).count(), 3, "{key} in each language");
+            }
+            let spanish = script.split("pt: {").next().expect("the Spanish words");
+            for label in ["delivery_succeeded: \"entregada\"", "state_enabled: \"habilitado\"", "delivery_pending: \"pendiente\""] {
+                assert!(spanish.contains(label), "{label}");
             }
         }
     }

@@ -417,6 +417,21 @@ impl TestApp {
 
 /// Reads an error response and checks it is the specification's envelope with this status.
 pub async fn error_envelope(response: Response, status: StatusCode) -> (i64, String) {
+    let error = error_detail(response, status).await;
+    let message = error["message"].as_str().expect("a message").to_owned();
+    (error["code"].as_i64().expect("an integer code"), message)
+}
+
+/// Reads an error response, checks it is the specification's envelope with this status, and answers its `reason`.
+pub async fn error_reason(response: Response, status: StatusCode) -> String {
+    let error = error_detail(response, status).await;
+    error["reason"].as_str().expect("a reason").to_owned()
+}
+
+/// Reads an error response and checks it is the envelope with this status: the specification's `code`, `message`
+/// and empty `exception`, a snake_case `reason`, and, on a 400 or 422 only, `errors` listing each problem with its
+/// `path`, `reason` and `message`. Answers the `error` object.
+pub async fn error_detail(response: Response, status: StatusCode) -> Value {
     assert_eq!(response.status(), status, "status");
     let content_type = response
         .headers()
@@ -430,14 +445,37 @@ pub async fn error_envelope(response: Response, status: StatusCode) -> (i64, Str
     );
     let body: Value = response.json().await.expect("an error body in JSON");
     let error = body["error"].as_object().expect("an `error` object");
-    assert_eq!(error.len(), 3, "error has exactly code, message, exception: {body}");
+    let listed = matches!(status.as_u16(), 400 | 422);
+    let mut keys: Vec<&str> = error.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    let expected: &[&str] = if listed {
+        &["code", "errors", "exception", "message", "reason"]
+    } else {
+        &["code", "exception", "message", "reason"]
+    };
+    assert_eq!(keys, expected, "the envelope's fields: {body}");
     assert!(
         error["exception"].as_array().is_some_and(Vec::is_empty),
         "no trace frames: {body}"
     );
-    let message = error["message"].as_str().expect("a message").to_owned();
+    let message = error["message"].as_str().expect("a message");
     assert!(!message.is_empty());
-    (error["code"].as_i64().expect("an integer code"), message)
+    let snake = |value: &Value| {
+        value
+            .as_str()
+            .is_some_and(|reason| !reason.is_empty() && reason.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+    };
+    assert!(snake(&error["reason"]), "a snake_case reason: {body}");
+    if listed {
+        let problems = error["errors"].as_array().expect("errors is a list");
+        assert!(!problems.is_empty(), "a 400 or 422 names its problems: {body}");
+        for problem in problems {
+            assert!(problem["path"].is_string(), "{body}");
+            assert!(snake(&problem["reason"]), "{body}");
+            assert!(problem["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+        }
+    }
+    Value::Object(error.clone())
 }
 
 /// Defines each test once and runs it on SQLite and on PostgreSQL.

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{integrator, Backend, Setup, TestApp};
+use crate::helpers::{agronomist, integrator, Backend, Setup, TestApp};
 
 fn documented(document: &Value) -> BTreeSet<(String, String)> {
     let mut operations = BTreeSet::new();
@@ -195,10 +195,10 @@ async fn every_documented_operation_is_routed_and_served() {
     let app = TestApp::spawn_with(Backend::Sqlite, Setup::default()).await;
     let token = app.token(integrator("AR")).await;
     let served = app.served_document().await;
-    assert_eq!(
-        served,
-        serde_json::to_value(server::openapi_document("SVC")).expect("JSON")
-    );
+    // Served, the samples call the address the request reached.
+    let built = serde_json::to_string(&server::openapi_document("SVC")).expect("JSON");
+    let built: Value = serde_json::from_str(&built.replace(server::code_samples::BASE, &app.base)).expect("JSON");
+    assert_eq!(served, built);
     for (method, path) in documented(&served) {
         let concrete = path
             .split('/')
@@ -365,8 +365,16 @@ fn every_operation_has_its_curl_rust_and_python_samples() {
         let secured = operation["security"].is_array();
         assert_eq!(curl.contains("X-SVC-SYSTEM-ID: 8"), secured, "{method} {path}: {curl}");
         let python = sample(&operation, "Python");
+        // openapi-python-client names the module of `listFarmersV2` `list_farmers_v2`.
+        let module: String = id
+            .chars()
+            .flat_map(|c| match c.is_ascii_uppercase() {
+                true => vec!['_', c.to_ascii_lowercase()],
+                false => vec![c],
+            })
+            .collect();
         assert!(
-            python.contains(&format!(" import {id}\n")) && python.contains(&format!("{id}.sync_detailed(")),
+            python.contains(&format!(" import {module}\n")) && python.contains(&format!("{module}.sync_detailed(")),
             "{method} {path}: the generated client's module is named from the operation id: {python}"
         );
         let rust = sample(&operation, "Rust");
@@ -749,4 +757,261 @@ fn every_enforced_bound_is_declared_with_the_servers_own_numbers() {
         }
     }
     assert!(lists > 40, "every list was checked: {lists}");
+}
+
+/// Every operation id, as `id METHOD path`, one a line, in the order of their paths and methods.
+fn operation_id_lines(document: &Value) -> Vec<String> {
+    let mut lines: Vec<(String, String, String)> = operations(document)
+        .into_iter()
+        .map(|(path, method, operation)| {
+            let id = operation["operationId"].as_str().unwrap_or_default().to_owned();
+            (path, method.to_uppercase(), id)
+        })
+        .collect();
+    lines.sort();
+    lines
+        .into_iter()
+        .map(|(path, method, id)| format!("{id} {method} {path}"))
+        .collect()
+}
+
+#[test]
+fn operation_ids_are_unique_camel_case_and_stable() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let lines = operation_id_lines(&document);
+    let mut ids = BTreeSet::new();
+    for line in &lines {
+        let id = line.split(' ').next().unwrap_or_default();
+        let mut chars = id.chars();
+        assert!(
+            chars.next().is_some_and(|first| first.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric()),
+            "{line}: an id matches ^[a-z][A-Za-z0-9]*$"
+        );
+        assert!(ids.insert(id.to_owned()), "{line}: ids are unique");
+    }
+    // Generated clients name their methods after these ids: a route keeps its id while it is served. A new route adds
+    // its line here.
+    let snapshot: Vec<&str> = include_str!("operation_ids.txt").lines().collect();
+    assert_eq!(
+        lines,
+        snapshot,
+        "the operation ids changed; the document's, one a line:\n{}",
+        lines.join("\n")
+    );
+    for (id, method, path) in [
+        ("login", "POST", "/api/v2/login"),
+        ("refreshToken", "POST", "/api/v2/login/refresh"),
+        ("listFarmers", "GET", "/api/v3/third_party/farmers"),
+        ("listFarmersV2", "GET", "/api/v2/third_party/farmers"),
+        ("getWorkOrder", "GET", "/api/v3/third_party/work_orders/{id}"),
+        ("createWorkOrder", "POST", "/integration/api/v1/workOrders"),
+        ("replaceWorkOrder", "PATCH", "/integration/api/v1/workOrders/{localId}"),
+        ("deleteWorkOrder", "DELETE", "/integration/api/v1/workOrders/{localId}"),
+        ("createPlot", "POST", "/api/v3/third_party/plots"),
+        ("listPlots", "GET", "/api/v2/third_party/plots"),
+    ] {
+        let line = format!("{id} {method} {path}");
+        assert!(lines.contains(&line), "{line}");
+    }
+}
+
+/// The header parameter `name` of `method path`, if the document declares it.
+fn header_parameter(document: &Value, method: &str, path: &str, name: &str) -> Option<Value> {
+    document["paths"][path][method]["parameters"]
+        .as_array()?
+        .iter()
+        .find(|parameter| parameter["in"] == "header" && parameter["name"] == name)
+        .cloned()
+}
+
+#[test]
+fn if_match_and_idempotency_key_are_declared_where_the_server_reads_them() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let mut posts = 0;
+    for (path, method, operation) in operations(&document) {
+        let caller = operation["security"].as_array().is_some_and(|requirements| {
+            requirements
+                .iter()
+                .any(|requirement| requirement.get("bearer").is_some())
+        });
+        let key = header_parameter(&document, &method, &path, "Idempotency-Key");
+        // The server honours a key on every authenticated POST, and on nothing else.
+        assert_eq!(
+            key.is_some(),
+            caller && method == "post",
+            "{method} {path}: Idempotency-Key"
+        );
+        if let Some(key) = key {
+            posts += 1;
+            assert_eq!(key["required"], false, "{method} {path}");
+            assert_eq!(
+                key["schema"]["pattern"], r"^[\t ]*[!-~]{1,255}[\t ]*$",
+                "{method} {path}"
+            );
+            assert!(key["description"].as_str().is_some_and(|d| d.contains("24 hours")));
+        }
+        let if_match = header_parameter(&document, &method, &path, "If-Match");
+        let replacement = method == "patch" && path == "/integration/api/v1/workOrders/{localId}";
+        assert_eq!(if_match.is_some(), replacement, "{method} {path}: If-Match");
+        if let Some(if_match) = if_match {
+            assert_eq!(if_match["schema"]["type"], "string");
+            assert!(operation["responses"]["412"].is_object(), "a stale If-Match is 412");
+        } else {
+            assert!(
+                operation["responses"]["412"].is_null(),
+                "{method} {path}: only If-Match is 412"
+            );
+        }
+    }
+    assert!(posts > 10, "every authenticated POST was checked: {posts}");
+}
+
+/// A read of a work order can be sent back as its write: every field the write takes has, in the read, a schema the
+/// write's accepts (the same type, a set of values within the write's, and present wherever the write requires it).
+#[test]
+fn a_work_order_read_can_be_sent_back_as_its_write() {
+    let document = serde_json::to_value(server::openapi_document("SVC")).expect("JSON");
+    let kinds = |schema: &Value| -> BTreeSet<String> {
+        let schema = resolved(&document, schema);
+        let mut found: BTreeSet<String> = types(schema).into_iter().collect();
+        for option in schema["oneOf"].as_array().into_iter().flatten() {
+            found.extend(types(resolved(&document, option)));
+        }
+        found
+    };
+    let mut checked = 0;
+    let mut pending = vec![("WorkOrder".to_owned(), "WorkOrderWrite".to_owned(), String::new())];
+    while let Some((read, write, at)) = pending.pop() {
+        let (read, write) = (
+            &document["components"]["schemas"][&read],
+            &document["components"]["schemas"][&write],
+        );
+        let required = |schema: &Value, name: &str| {
+            schema["required"]
+                .as_array()
+                .is_some_and(|names| names.iter().any(|n| n == name))
+        };
+        for (name, written) in write["properties"].as_object().expect("the write's properties") {
+            let at = format!("{at}.{name}");
+            let sent = &read["properties"][name];
+            assert!(sent.is_object(), "{at}: the read has it");
+            if required(write, name) {
+                assert!(
+                    required(read, name),
+                    "{at}: the read always has what the write requires"
+                );
+            }
+            let (sent_kinds, written_kinds) = (kinds(sent), kinds(written));
+            assert!(
+                sent_kinds.is_subset(&written_kinds),
+                "{at}: {sent_kinds:?} within {written_kinds:?}"
+            );
+            if let Some(values) = resolved(&document, written)["enum"].as_array() {
+                let sent_values = resolved(&document, sent)["enum"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                assert!(
+                    !sent_values.is_empty() && sent_values.iter().all(|value| values.contains(value)),
+                    "{at}: the read declares the write's values {values:?}: {sent}"
+                );
+            }
+            let nested = |schema: &Value| {
+                named_component(&document, schema).or_else(|| named_component(&document, &schema["items"]))
+            };
+            if let (Some(read), Some(write)) = (nested(sent), nested(written)) {
+                if read != write {
+                    pending.push((read.to_owned(), write.to_owned(), at.clone()));
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "every field of the write was checked: {checked}");
+}
+
+/// Each operation in each of a few situations (no credentials, a token whose account lost the role, an unknown id,
+/// an empty body, its example body, a page past the last): the server's every answer is a status the document lists.
+#[tokio::test]
+async fn every_status_the_server_answers_is_listed() {
+    let app = TestApp::spawn_with(Backend::Sqlite, Setup::default()).await;
+    let token = app.token(integrator("AR")).await;
+    let lost = integrator("BR");
+    let roleless = app.token(lost).await;
+    app.store
+        .admin()
+        .set_roles(lost.email, &["agronomist".to_owned()])
+        .await
+        .expect("set roles");
+    let document = app.served_document().await;
+    let login = &document["paths"]["/api/v2/login"]["post"]["responses"];
+    let refused = app.login(agronomist().email, agronomist().password).await.status();
+    assert_eq!(
+        refused,
+        StatusCode::FORBIDDEN,
+        "an account without the role cannot log in"
+    );
+    assert!(login["403"].is_object(), "the login lists its 403: {login}");
+    let mut answers = 0;
+    for (path, method, operation) in operations(&document) {
+        let concrete = |id: &str| {
+            path.split('/')
+                .map(|segment| if segment.starts_with('{') { id } else { segment })
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let listed = operation["responses"].as_object().cloned().unwrap_or_default();
+        let verb = Method::from_bytes(method.to_uppercase().as_bytes()).expect("a method");
+        let takes_body = operation.get("requestBody").is_some();
+        let example = operation["requestBody"]["content"]["application/json"]["example"].clone();
+        let paged = operation["parameters"]
+            .as_array()
+            .is_some_and(|parameters| parameters.iter().any(|p| p["name"] == "page"));
+        let mut situations = vec![
+            (
+                "no credentials",
+                app.client
+                    .request(verb.clone(), format!("{}{}", app.base, concrete("1"))),
+            ),
+            ("no token", app.request(verb.clone(), &concrete("1"))),
+            (
+                "an invalid token",
+                app.request(verb.clone(), &concrete("1")).bearer_auth("not-a-token"),
+            ),
+            (
+                "a token without the role",
+                app.request(verb.clone(), &concrete("1")).bearer_auth(&roleless),
+            ),
+            (
+                "an unknown id",
+                app.request(verb.clone(), &concrete("999999")).bearer_auth(&token),
+            ),
+            (
+                "its example",
+                app.request(verb.clone(), &concrete("1")).bearer_auth(&token),
+            ),
+        ];
+        if paged {
+            situations.push((
+                "a page past the last",
+                app.request(verb.clone(), &format!("{}?page=999999", concrete("1")))
+                    .bearer_auth(&token),
+            ));
+        }
+        for (situation, request) in situations {
+            let request = match (takes_body, situation) {
+                (true, "its example") => request.json(&example),
+                (true, _) => request.json(&serde_json::json!({})),
+                (false, _) => request,
+            };
+            let status = request.send().await.expect("send").status();
+            assert!(
+                listed.contains_key(status.as_str()),
+                "{method} {path} with {situation} answered {status}, which it does not list: {:?}",
+                listed.keys()
+            );
+            answers += 1;
+        }
+    }
+    assert!(answers > 700, "every operation was tried: {answers}");
 }

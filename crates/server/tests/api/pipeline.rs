@@ -250,7 +250,11 @@ mod head {
     /// The envelope's code and message, checked to be the envelope with no trace frames.
     fn envelope(body: &Value) -> (i64, &str) {
         let error = body["error"].as_object().expect("an `error` object");
-        assert_eq!(error.len(), 3, "{body}");
+        assert!(error["reason"].is_string(), "{body}");
+        // `errors` on a 400 only, as every 400 has it.
+        let listed = error["code"] == 400;
+        assert_eq!(error.contains_key("errors"), listed, "{body}");
+        assert_eq!(error.len(), 4 + usize::from(listed), "{body}");
         assert_eq!(error["exception"], serde_json::json!([]), "{body}");
         (
             error["code"].as_i64().expect("a code"),

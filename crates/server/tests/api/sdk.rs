@@ -214,9 +214,11 @@ on_both_backends! {
         assert!(matches!(api.establishment(1).await, Err(Error::NotLoggedIn)));
         let account = integrator("AR");
         match api.login(account.email, "not-the-password").await {
-            Err(Error::Api { status, code, message }) => {
+            Err(Error::Api { status, code, message, reason, errors }) => {
                 assert_eq!((status, code), (StatusCode::UNAUTHORIZED, 401));
                 assert!(!message.is_empty());
+                assert_eq!(reason.as_deref(), Some("bad_credentials"));
+                assert!(errors.is_empty(), "only a 400 or 422 lists problems");
             }
             other => panic!("a wrong password must be a 401: {other:?}"),
         }
@@ -225,6 +227,7 @@ on_both_backends! {
         let missing = api.establishment(999_999).await.expect_err("no such establishment");
         assert_eq!((missing.status(), missing.code()), (Some(StatusCode::NOT_FOUND), Some(404)));
         assert!(missing.to_string().contains("999999"), "{missing}");
+        assert_eq!(missing.reason(), Some("record_not_found"));
 
         let farmer = first_farmer(&api).await;
         let blank = NewEstablishment { name: "   ".into(), farmer_id: farmer, external_code: None, active: None };
@@ -232,11 +235,30 @@ on_both_backends! {
         let token = app.token(account).await;
         let (raw_code, raw_message) = error_envelope(app.post(ESTABLISHMENTS, &token, &json!({ "name": "   ", "farmer_id": farmer })).await, StatusCode::UNPROCESSABLE_ENTITY).await;
         match refused {
-            Error::Api { status, code, message } => {
+            Error::Api { status, code, message, reason, errors } => {
                 assert_eq!((status, code), (StatusCode::UNPROCESSABLE_ENTITY, raw_code));
                 assert_eq!(message, raw_message);
+                assert_eq!(reason.as_deref(), Some("validation_failed"));
+                let problems: Vec<(&str, &str)> = errors.iter().map(|p| (p.path.as_str(), p.reason.as_str())).collect();
+                assert_eq!(problems, [("name", "blank")]);
             }
             other => panic!("a refusal must be an API error: {other:?}"),
+        }
+
+        // A program tells a taken external code from any other refusal by its reason, in any language.
+        let coded = NewEstablishment { name: "Sdk coded".into(), farmer_id: farmer, external_code: Some("SDK-REASON-1".into()), active: None };
+        api.create_establishment(&coded).await.expect("the first with its code");
+        let portuguese = Client::builder(&app.base).accept_language("pt").build().expect("a client");
+        portuguese.login(account.email, account.password).await.expect("login");
+        for client in [&api, &portuguese] {
+            let again = client.create_establishment(&coded).await.expect_err("the code is taken");
+            let next_step = match again.reason() {
+                Some("external_code_taken") => "look the record up by its code",
+                Some("validation_failed") => "fix the body",
+                _ => "decide by the status",
+            };
+            assert_eq!(next_step, "look the record up by its code", "{again}");
+            assert_eq!(again.status(), Some(StatusCode::CONFLICT));
         }
 
         let past = api.get::<Value>("/api/v3/third_party/applicators", vec![("page", "999".into())]).await.expect_err("past the last page");

@@ -281,6 +281,55 @@ on_both_backends! {
         }
     }
 
+    async fn a_patch_lacking_parts_of_the_order_says_that_a_patch_carries_the_whole_order_from_a_get(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let created: Value = app.post(WRITE, &token, &order(&refs)).await.json().await.expect("JSON");
+        let id = created["header"]["local_id"].clone();
+        let partial = json!({ "header": { "name": "x" } });
+        let hints = [
+            ("es", "Un PATCH lleva la orden de trabajo entera", "falta el campo obligatorio header.date"),
+            ("pt", "Um PATCH leva a ordem de serviço inteira", "falta o campo obrigatório header.date"),
+            ("en", "A PATCH carries the whole work order", "the required field header.date is missing"),
+        ];
+        for (lang, hint, problem) in hints {
+            let response = app.request(Method::PATCH, &format!("{WRITE}/{id}")).bearer_auth(&token)
+                .header(reqwest::header::ACCEPT_LANGUAGE, lang).json(&partial).send().await.expect("PATCH");
+            let (_, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+            assert!(message.contains(problem) && message.contains("supplies") && message.contains("labours"), "{message}");
+            assert!(message.contains(hint), "{lang}: {message}");
+            assert!(message.contains(&format!("GET {READ}/{id}")), "names the GET to start from: {message}");
+        }
+        let mut create = order(&refs);
+        create["header"].as_object_mut().expect("header").remove("date");
+        let response = app.post(WRITE, &token, &create).await;
+        let (_, message) = error_envelope(response, StatusCode::BAD_REQUEST).await;
+        assert!(!message.contains("PATCH"), "a create is not told about PATCH: {message}");
+        assert_eq!(app.get_ok(&format!("{READ}/{id}"), &token).await, created, "nothing was written");
+    }
+
+    async fn an_order_breaking_its_own_rules_and_naming_unknown_records_gets_both(app) {
+        let (token, refs) = references(&app, "AR").await;
+        let before = total(&app, &token).await;
+        let mut body = order(&refs);
+        body["header"]["system_id"] = json!("erp");
+        body["supplies"][0]["formulated"]["local_id"] = json!(999_999);
+        body["supplies"][0]["area_applied"] = json!(0);
+        body["labours"][0]["machines"] = json!([{ "local_id": 999_998 }]);
+        let response = app.post(WRITE, &token, &body).await;
+        let (_, message) = error_envelope(response, StatusCode::UNPROCESSABLE_ENTITY).await;
+        let places: Vec<usize> = [
+            "header.system_id",
+            "supplies[0].formulated.local_id",
+            "supplies[0].area_applied",
+            "labours[0].machines[0].local_id",
+        ]
+        .iter()
+        .map(|path| message.find(path).unwrap_or_else(|| panic!("{path} is named: {message}")))
+        .collect();
+        assert!(places.windows(2).all(|pair| pair[0] < pair[1]), "in body order: {message}");
+        assert_eq!(total(&app, &token).await, before, "nothing was written");
+    }
+
     async fn read_only_fields_sent_on_a_write_are_ignored(app) {
         let (token, refs) = references(&app, "AR").await;
         let mut body = order(&refs);
@@ -526,11 +575,12 @@ on_both_backends! {
     }
 }
 
-/// A body that breaks the command's own rules is refused before the store is asked anything. Another transaction
-/// holds the work orders' and silobags' tables locked: a valid write waits for it, since a write reads them, while a
-/// body breaking a pure rule is answered at once, as it is without the lock.
+/// A body that breaks the command's own rules is refused before anything is written: the store only reads the records
+/// it names, to name the missing ones too. Another transaction holds the work orders' and silobags' tables locked
+/// against writes: a valid write waits for it, since a write locks the rows it replaces, while a body breaking a pure
+/// rule is answered at once, as it is without the lock.
 #[tokio::test]
-async fn a_body_breaking_its_own_rules_is_refused_before_the_database_is_asked() {
+async fn a_body_breaking_its_own_rules_is_refused_before_anything_is_written() {
     let app = TestApp::spawn(Backend::Postgres).await;
     let (token, refs) = references(&app, "AR").await;
     let response = app.post(WRITE, &token, &order(&refs)).await;
@@ -573,7 +623,8 @@ async fn a_body_breaking_its_own_rules_is_refused_before_the_database_is_asked()
 
     let mut holder = testkit::postgres::connect(&app.url).await.expect("connect");
     sqlx::query("BEGIN").execute(&mut holder).await.expect("begin");
-    sqlx::query("LOCK TABLE work_orders, silobags IN ACCESS EXCLUSIVE MODE")
+    // Writes wait for this lock, reads do not: a refused body's references are read, and nothing is written.
+    sqlx::query("LOCK TABLE work_orders, silobags IN EXCLUSIVE MODE")
         .execute(&mut holder)
         .await
         .expect("the tables locked");

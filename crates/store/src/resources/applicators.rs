@@ -19,6 +19,21 @@ impl Deletable for Applicators {
 }
 
 impl Store {
+    /// What the rules about the records `command` names answer, asked without writing (a read that locks nothing): for a
+    /// body refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
+    pub async fn applicator_references(
+        &self,
+        scope: &Scope,
+        command: &ApplicatorCommand,
+    ) -> Result<Result<(), Refusal>, StoreError> {
+        let mut lookups = Lookups::reading(self.db.dialect());
+        let society = Owner::Society(scope.society_id());
+        let machines = lookups.live("machines", society, command.distinct_machines());
+        let found = self.ask_reading(&lookups).await?;
+        Ok(command.references_hold(found.of(machines)))
+    }
+
     /// Creates an applicator (`id` is `None`) or replaces one of the caller's live applicators, machines included;
     /// `command` meets its own rules (`ApplicatorCommand::check`).
     #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]

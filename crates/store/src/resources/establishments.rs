@@ -68,6 +68,20 @@ impl Resource for Establishments {
 }
 
 impl Store {
+    /// What the rules about the records `new` names answer, asked without writing (a read that locks nothing): for a
+    /// body refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn establishment_references(
+        &self,
+        scope: &Scope,
+        new: &NewEstablishment,
+    ) -> Result<Result<(), Refusal>, StoreError> {
+        let mut lookups = Lookups::reading(self.db.dialect());
+        let farmer = lookups.live("farmers", Owner::Society(scope.society_id()), [new.farmer_id]);
+        let found = self.ask_reading(&lookups).await?;
+        Ok(new.references_hold(found.has(farmer, new.farmer_id)))
+    }
+
     /// Creates an establishment of a live farmer of the caller's society; `new` meets its own rules
     /// (`NewEstablishment::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]

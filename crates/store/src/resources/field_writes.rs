@@ -13,7 +13,7 @@ use domain::Refusal;
 
 use super::field::{DeviceEventRow, DeviceEvents, Devices, SilobagCampaigns};
 use crate::db::with_writer;
-use crate::lookups::{ask, Lookups, Owner};
+use crate::lookups::{ask, Kind, Lookups, Owner};
 use crate::resources::events::{DEVICE, DEVICE_EVENT, SILOBAG_CAMPAIGN};
 use crate::sql::Arg;
 use crate::write::BeginWrite;
@@ -24,6 +24,21 @@ use crate::{now_millis, Render, Resource, Scope, Store, StoreError};
 const INSERT_ROWS: usize = 1_000;
 
 impl Store {
+    /// What the rules about the records `new` names answer, asked without writing (a read that locks nothing): for a
+    /// body refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn silobag_campaign_references(
+        &self,
+        scope: &Scope,
+        new: &NewSilobagCampaign,
+    ) -> Result<Result<(), Refusal>, StoreError> {
+        let mut lookups = Lookups::reading(self.db.dialect());
+        let silobag = lookups.live("silobags", Owner::Society(scope.society_id()), [new.silobag_id]);
+        let campaign = lookups.live("campaigns", Owner::Society(scope.society_id()), [new.campaign_id]);
+        let found = self.ask_reading(&lookups).await?;
+        Ok(new.references_hold(found.has(silobag, new.silobag_id), found.has(campaign, new.campaign_id)))
+    }
+
     /// Stores grain of a campaign in a silobag, both live records of the caller's society; `new` meets its own rules
     /// (`NewSilobagCampaign::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
@@ -69,6 +84,20 @@ impl Store {
         self.written::<SilobagCampaigns>(scope, created).await
     }
 
+    /// What the rules about the records `new` names answer ([`NewDevice::placement`]), asked without writing (a read
+    /// that locks nothing): for a device refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn device_references(&self, scope: &Scope, new: &NewDevice) -> Result<Result<(), Refusal>, StoreError> {
+        let (lookups, establishment, silobag_lies_in) =
+            device_lookups(Lookups::reading(self.db.dialect()), scope.society_id(), new);
+        let found = self.ask_reading(&lookups).await?;
+        let place = DevicePlace {
+            establishment_found: new.establishment_id.is_some_and(|id| found.has(establishment, id)),
+            silobag_lies_in: silobag_lies_in.and_then(|lies_in| found.of(lies_in).first().copied()),
+        };
+        Ok(new.placement(place).map(|_| ()))
+    }
+
     /// Registers an IoT device of the caller's society, of `kind` (what `NewDevice::check` answered for `new`). A
     /// silobag sensor monitors a live silobag and is installed in its establishment (which the body may omit); a
     /// weather station may name a live establishment ([`NewDevice::placement`]).
@@ -81,15 +110,8 @@ impl Store {
     ) -> Result<Result<wire::field::Device, Refusal>, StoreError> {
         let society_id = scope.society_id();
         let now = now_millis();
-        let mut lookups = Lookups::new(self.db.dialect());
-        let establishment = lookups.live("establishments", Owner::Society(society_id), new.establishment_id);
-        // The silobag's establishment, which a sensor is installed in.
-        let silobag_lies_in = new.silobag_id.map(|silobag_id| {
-            lookups.query(
-                "establishment_id FROM silobags WHERE society_id = ? AND id = ? AND deleted_at IS NULL".to_owned(),
-                &[Arg::Int(society_id), Arg::Int(silobag_id)],
-            )
-        });
+        let (lookups, establishment, silobag_lies_in) =
+            device_lookups(Lookups::new(self.db.dialect()), society_id, new);
         let created: Result<i64, Refusal> = with_writer!(&self.db, pool => {
             let mut tx = pool.begin_write().await?;
             let found = ask!(lookups, tx);
@@ -181,6 +203,19 @@ impl Store {
         });
         Ok(stored)
     }
+}
+
+/// `lookups` with those of the records a new device of society `society_id` names: its establishment, and the
+/// establishment its silobag lies in, which a sensor is installed in.
+fn device_lookups(mut lookups: Lookups, society_id: i64, new: &NewDevice) -> (Lookups, Kind, Option<Kind>) {
+    let establishment = lookups.live("establishments", Owner::Society(society_id), new.establishment_id);
+    let silobag_lies_in = new.silobag_id.map(|silobag_id| {
+        lookups.query(
+            "establishment_id FROM silobags WHERE society_id = ? AND id = ? AND deleted_at IS NULL".to_owned(),
+            &[Arg::Int(society_id), Arg::Int(silobag_id)],
+        )
+    });
+    (lookups, establishment, silobag_lies_in)
 }
 
 /// The readings just inserted as the device events' read answers them, in the order sent (`ids` are): made from the

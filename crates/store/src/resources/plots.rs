@@ -40,6 +40,17 @@ impl Deletable for PlotsV3 {
 pub(crate) static PLOT: EventResource = EventResource::of::<PlotsV3>("plot", &["plots", "plot_tags"]);
 
 impl Store {
+    /// What the rules about the records `new` names answer, asked without writing (a read that locks nothing): for a
+    /// body refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]
+    pub async fn plot_references(&self, scope: &Scope, new: &NewPlot) -> Result<Result<(), Refusal>, StoreError> {
+        let mut lookups = Lookups::reading(self.db.dialect());
+        let society = Owner::Society(scope.society_id());
+        let establishment = lookups.live("establishments", society, [new.establishment_id]);
+        let found = self.ask_reading(&lookups).await?;
+        Ok(new.references_hold(found.has(establishment, new.establishment_id)))
+    }
+
     /// Creates a plot in a live establishment of the caller's society, on behalf of `user_id`; `new` meets its own
     /// rules (`NewPlot::check`).
     #[tracing::instrument(skip(self, scope, new), fields(society = scope.society_id()))]

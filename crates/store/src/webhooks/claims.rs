@@ -174,9 +174,11 @@ fn claim_statements(dialect: Dialect) -> [String; 2] {
         Dialect::Sqlite => ("IN (", ")"),
     };
     // Checked only for the deliveries claimed: a check of every due delivery in each claim cost as much as the
-    // backlog was long.
+    // backlog was long. A delivery retried by hand goes once to a disabled endpoint too (migration 30); the claim
+    // clears the mark.
     let alive = "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.society_id = $5 \
-             AND e.id = webhook_deliveries.endpoint_id AND e.state = 'enabled' AND e.deleted_at IS NULL)";
+             AND e.id = webhook_deliveries.endpoint_id AND e.deleted_at IS NULL \
+             AND (e.state = 'enabled' OR webhook_deliveries.redelivery))";
     // Leases that ran out first, then deliveries due, each in the order of the society's index, so that a claim
     // reads what it takes rather than sorting every due delivery. SQLite's `id` is the rowid (its
     // `(society_id, id) IN (…)` over the table being updated matched nothing); PostgreSQL finds `id` by its key,
@@ -189,7 +191,7 @@ fn claim_statements(dialect: Dialect) -> [String; 2] {
         format!(
             "UPDATE webhook_deliveries SET status = CASE WHEN {alive} THEN 'delivering' ELSE 'abandoned' END, \
                  locked_by = CASE WHEN {alive} THEN $1 END, locked_until = CASE WHEN {alive} THEN $2 END, \
-                 updated_at = $3 \
+                 redelivery = FALSE, updated_at = $3 \
                  WHERE society_id = $5 AND id {open}SELECT id FROM webhook_deliveries \
                  WHERE society_id = $5 AND {due} LIMIT $4{lock_and_close} \
                  RETURNING id, endpoint_id, event_id, body, attempts, status = 'delivering'"

@@ -312,9 +312,10 @@ impl Store {
         Ok(Some((deliveries, u64::try_from(total).unwrap_or(0))))
     }
 
-    /// Sends a delivery to a live endpoint of the caller's society again, now, whatever became of it, and answers it;
-    /// `None` when the society has no such delivery of that endpoint. A delivery being sent right now is left to
-    /// finish.
+    /// Sends a delivery to an endpoint of the caller's society that is not deleted again, now, whatever became of it
+    /// (succeeded, failed, abandoned), and answers it; `None` when the society has no such delivery of that endpoint.
+    /// The next claim sends it even if the endpoint is disabled (once: see `claims`). A delivery being sent right now
+    /// is left to finish.
     #[tracing::instrument(skip(self, scope), fields(society = scope.society_id()))]
     pub async fn retry_webhook_delivery(
         &self,
@@ -338,6 +339,7 @@ impl Store {
             }
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE webhook_deliveries SET status = CASE WHEN status = 'delivering' THEN status ELSE 'pending' END, \
+                 redelivery = CASE WHEN status = 'delivering' THEN redelivery ELSE TRUE END, \
                  next_attempt_at = $4, updated_at = $4 \
                  WHERE society_id = $1 AND endpoint_id = $2 AND id = $3 RETURNING id",
             )

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use domain::import::Row;
 use domain::Lang;
 use server::i18n::import::{problem_line, refused_heading, summary, unnamed};
@@ -35,16 +35,9 @@ pub struct Target {
     pub lang: Option<LangArg>,
 }
 
-/// A language a report is written in.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum LangArg {
-    /// Spanish.
-    Es,
-    /// Portuguese.
-    Pt,
-    /// English.
-    En,
-}
+/// A language a report is written in: the type of the command's global `--lang` too, which this flag shares its
+/// name with (clap hands one flag's value to the other).
+pub use crate::say::LangArg;
 
 impl Target {
     /// The language asked for, else the locale's, else Spanish.

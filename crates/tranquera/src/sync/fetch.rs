@@ -8,7 +8,8 @@
 //! page at a time: past the pages announced, or nowhere, the pages asked ahead given up.
 //!
 //! Each record is kept as the bytes the API sent (`RawValue`): only its id and audit instants are decoded, so
-//! a record is neither parsed into a tree nor written out again.
+//! a record is neither parsed into a tree nor written out again, and the instants are kept as the API wrote them
+//! (`2026-03-01T10:00:00-03:00`), never parsed and rewritten.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -22,6 +23,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use super::mirror::MirrorRow;
+use crate::say::{say, Say};
 use crate::settings::Failure;
 
 /// Requests of one list at the server at once. Two keep the server busy while the client stores a page; a few more
@@ -226,17 +228,26 @@ struct Header<'a> {
     deleted_at: Option<Cow<'a, str>>,
 }
 
-/// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants.
+/// A record as a mirror row: its id (`id`, or `header.local_id` for work orders) and audit instants, as the API
+/// wrote them.
 fn row(resource: &str, record: Box<RawValue>, deleted: bool) -> Result<MirrorRow, Failure> {
-    let no_id = || format!("{resource}: a record without a numeric id");
+    let no_id = || say(Say::NoNumericId(resource));
     let audit: Audit = serde_json::from_str(record.get()).map_err(|_| no_id())?;
     let header = audit.header.as_ref();
     let id = audit.id.or_else(|| header.and_then(|h| h.local_id)).ok_or_else(no_id)?;
     let updated_at = audit.updated_at.or_else(|| header.and_then(|h| h.updated_at.clone()));
     let deleted_at = if deleted {
-        // Listed under the deleted filter: deleted, even if the shape carries no `deleted_at` to say when.
+        // Listed under the deleted filter: deleted, even if the shape carries no `deleted_at` to say when. Then
+        // its `updated_at`, which a deletion sets to the same instant, says it in the API's words; a shape with
+        // neither gets the instant it was seen, written as the API writes instants.
         let at = audit.deleted_at.or_else(|| header.and_then(|h| h.deleted_at.clone()));
-        Some(at.map_or_else(|| chrono::Utc::now().fixed_offset().to_rfc3339(), Cow::into_owned))
+        Some(match at.or_else(|| updated_at.clone()) {
+            Some(at) => at.into_owned(),
+            None => chrono::Utc::now()
+                .fixed_offset()
+                .format(client::wire::time::OFFSET_FORMAT)
+                .to_string(),
+        })
     } else {
         None
     };
@@ -424,7 +435,22 @@ mod tests {
         .expect("a row");
         assert_eq!(gone.deleted_at.as_deref(), Some("2025-02-01T00:00:00+00:00"));
         let unmarked = row("units", raw(r#"{"id":4,"name":"x"}"#), true).expect("a row");
-        assert!(unmarked.deleted_at.is_some(), "listed as deleted, so marked deleted");
+        let at = unmarked.deleted_at.expect("listed as deleted, so marked deleted");
+        assert!(
+            chrono::DateTime::parse_from_str(&at, client::wire::time::OFFSET_FORMAT).is_ok() && at.len() == 25,
+            "written as the API writes instants, to the second: {at}"
+        );
+        let updated = row(
+            "units",
+            raw(r#"{"id":5,"updated_at":"2026-03-01T10:00:00-03:00"}"#),
+            true,
+        )
+        .expect("a row");
+        assert_eq!(
+            updated.deleted_at.as_deref(),
+            Some("2026-03-01T10:00:00-03:00"),
+            "a shape without deleted_at: its updated_at, which the deletion set"
+        );
         let live = row(
             "units",
             raw(r#"{"id":4,"deleted_at":"2025-02-01T00:00:00+00:00"}"#),

@@ -14,6 +14,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Row as _;
 
+use crate::say::{say, Say};
 use crate::settings::Failure;
 
 /// One record to store: its id, its JSON text, and its audit instants as the API rendered them.
@@ -51,7 +52,7 @@ fn table(resource: &str) -> Result<&str, Failure> {
     if valid {
         Ok(resource)
     } else {
-        Err(format!("invalid mirror table name {resource:?}").into())
+        Err(say(Say::BadTableName(resource)).into())
     }
 }
 
@@ -93,6 +94,32 @@ impl Mirror {
         );
         sqlx::query(&sql).execute(&self.pool).await?;
         Ok(())
+    }
+
+    /// Gives the table of a list's former name `old` its present name `new`; when both have a table (a folder
+    /// synced by two releases), the present name's is the one kept current, and the former one is dropped.
+    /// Answers whether `old` had a table.
+    pub async fn rename(&self, old: &str, new: &str) -> Result<bool, Failure> {
+        let (old, new) = (table(old)?, table(new)?);
+        if !self.has_table(old).await? {
+            return Ok(false);
+        }
+        let sql = if self.has_table(new).await? {
+            format!("DROP TABLE \"{old}\"")
+        } else {
+            format!("ALTER TABLE \"{old}\" RENAME TO \"{new}\"")
+        };
+        sqlx::query(&sql).execute(&self.pool).await?;
+        Ok(true)
+    }
+
+    /// Whether the file has a table named `name`.
+    async fn has_table(&self, name: &str) -> Result<bool, Failure> {
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(count > 0)
     }
 
     /// Inserts or replaces `rows` by id, in one transaction, so a page is stored whole or not at all. Rows go
@@ -221,6 +248,33 @@ mod tests {
         );
         assert_eq!(mirror.deleted_count("units").await.expect("count"), 1);
         assert_eq!(mirror.live_count("units").await.expect("count"), 1);
+        mirror.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_former_name_table_is_renamed_or_dropped_beside_a_present_one() {
+        let files = Scratch::new("mirror-rename");
+        let mirror = Mirror::open(&files.join("mirror.sqlite")).await.expect("open");
+        let row = MirrorRow {
+            id: 1,
+            record: "{}".to_owned(),
+            updated_at: None,
+            deleted_at: None,
+        };
+        mirror.prepare("scoutings").await.expect("prepare");
+        mirror.upsert("scoutings", &[row]).await.expect("insert");
+        assert!(mirror.rename("scoutings", "scouting").await.expect("rename"));
+        assert_eq!(mirror.live_count("scouting").await.expect("count"), 1, "its rows kept");
+        assert!(!mirror.has_table("scoutings").await.expect("asked"));
+        assert!(
+            !mirror.rename("scoutings", "scouting").await.expect("rename"),
+            "nothing left to rename"
+        );
+        mirror.prepare("adversities").await.expect("prepare");
+        mirror.prepare("adversity").await.expect("prepare");
+        assert!(mirror.rename("adversities", "adversity").await.expect("rename"));
+        assert!(!mirror.has_table("adversities").await.expect("asked"));
+        assert!(mirror.has_table("adversity").await.expect("asked"));
         mirror.close().await;
     }
 }

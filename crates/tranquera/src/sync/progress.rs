@@ -1,11 +1,14 @@
 //! How a sync reports progress: a bar per resource on a terminal, plain lines otherwise, nothing when quiet.
 //!
-//! Plain lines are for logs and CI, where redrawn bars turn into noise; they say the same things a bar shows.
+//! Plain lines are for logs and CI, where redrawn bars turn into noise; they say the same things a bar shows. Both
+//! are in the command's language.
 
 use std::io::IsTerminal as _;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::say::{say, Say};
 
 /// Where progress goes, chosen once per run.
 pub enum Reporter {
@@ -40,21 +43,23 @@ impl Reporter {
             Reporter::Bars(multi) => {
                 let bar = multi.add(ProgressBar::new(0));
                 // The template falls back to the default style only if it were malformed, which a constant is not.
-                let style = ProgressStyle::with_template(
-                    "{prefix:>28} [{bar:30}] {pos}/{len} items, {msg} ({rate}, ETA {eta})",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                // indicatif's own {per_sec} prints four decimals of items per second; whole items read better.
-                .with_key(
-                    "rate",
-                    |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-                        let _ = write!(out, "{:.0}/s", state.per_sec());
-                    },
-                )
-                .progress_chars("=> ");
+                let template = format!(
+                    "{{prefix:>28}} [{{bar:30}}] {{pos}}/{{len}} {}, {{msg}} ({{rate}}, ETA {{eta}})",
+                    say(Say::Items)
+                );
+                let style = ProgressStyle::with_template(&template)
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    // indicatif's own {per_sec} prints four decimals of items per second; whole items read better.
+                    .with_key(
+                        "rate",
+                        |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                            let _ = write!(out, "{:.0}/s", state.per_sec());
+                        },
+                    )
+                    .progress_chars("=> ");
                 bar.set_style(style);
                 bar.set_prefix(resource.to_owned());
-                bar.set_message(format!("{mode}, 0 pages"));
+                bar.set_message(say(Say::Pages { mode, pages: 0 }));
                 bar.enable_steady_tick(Duration::from_millis(200));
                 Some(bar)
             }
@@ -111,12 +116,21 @@ impl Task {
         self.items += items;
         if let Some(bar) = &self.bar {
             bar.inc(items);
-            bar.set_message(format!("{}, {} pages", self.mode, self.pages));
+            bar.set_message(say(Say::Pages {
+                mode: &self.mode,
+                pages: self.pages,
+            }));
         }
         if self.lines {
             println!(
-                "{} {}: page {}, {}/{} items",
-                self.verb, self.resource, self.pages, self.items, self.total
+                "{}",
+                say(Say::PageLine {
+                    verb: self.verb,
+                    resource: &self.resource,
+                    pages: self.pages,
+                    items: self.items,
+                    total: self.total,
+                })
             );
         }
     }
@@ -124,17 +138,31 @@ impl Task {
     /// The resource is done; `summary` says what changed.
     pub fn finish(self, summary: &str) {
         if let Some(bar) = &self.bar {
-            bar.finish_with_message(format!("{}, {} pages, {summary}", self.mode, self.pages));
+            let pages = say(Say::Pages {
+                mode: &self.mode,
+                pages: self.pages,
+            });
+            bar.finish_with_message(format!("{pages}, {summary}"));
         }
         if self.lines {
-            println!("{} {}: done, {summary}", self.verb, self.resource);
+            println!(
+                "{}",
+                say(Say::DoneLine {
+                    verb: self.verb,
+                    resource: &self.resource,
+                    summary,
+                })
+            );
         }
     }
 
     /// The resource failed; the bar is left where it stopped.
     pub fn abandon(self) {
         if let Some(bar) = &self.bar {
-            bar.abandon_with_message(format!("{}, failed after {} pages", self.mode, self.pages));
+            bar.abandon_with_message(say(Say::FailedAfter {
+                mode: &self.mode,
+                pages: self.pages,
+            }));
         }
     }
 }

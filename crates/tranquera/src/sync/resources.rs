@@ -1,7 +1,13 @@
 //! The lists `tranquera sync` mirrors, each with its generation and path, and the order a run starts them in.
+//!
+//! A list's name is its path's: what follows `/third_party/`, a `/` written `_` (`scouting`,
+//! `application_order_labour_types`, `campaigns_import_jobs`). It names the list's table in the mirror, its files,
+//! its entry in the state file and in the summary, and `--resource`. The names some lists had before are in
+//! [`RENAMED`]: still accepted by `--resource`, and renamed in a folder a former release synced.
 
 use client::Generation;
 
+use crate::say::{say, Say};
 use crate::settings::Failure;
 
 /// The lists that are the largest in practice (a society's sensor readings, its work orders with their lines, its
@@ -61,44 +67,81 @@ pub(super) const RESOURCES: &[Resource] = &[
     v3("contractors", "/api/v3/third_party/contractors"),
     v3("warehouses", "/api/v3/third_party/warehouses"),
     v3("voucher_types", "/api/v3/third_party/voucher_types"),
-    v3("labour_types", "/api/v3/third_party/application_order_labour_types"),
+    v3(
+        "application_order_labour_types",
+        "/api/v3/third_party/application_order_labour_types",
+    ),
     v3("work_orders", "/api/v3/third_party/work_orders"),
-    v2("adversities", "/api/v2/third_party/adversity"),
+    v2("adversity", "/api/v2/third_party/adversity"),
     v2("adversity_categories", "/api/v2/third_party/adversity_categories"),
     v2("adversity_kinds", "/api/v2/third_party/adversity_kinds"),
-    v3("scoutings", "/api/v3/third_party/scouting"),
+    v3("scouting", "/api/v3/third_party/scouting"),
     v3("scouting_measures", "/api/v3/third_party/scouting_measures"),
     v3("waypoints", "/api/v3/third_party/waypoints"),
-    v3("progress_reports", "/api/v3/third_party/progress_report"),
+    v3("progress_report", "/api/v3/third_party/progress_report"),
     v3("planting_progress", "/api/v3/third_party/planting_progress"),
     v3("harvest_progress", "/api/v3/third_party/harvest_progress"),
-    v3("fertilization_controls", "/api/v3/third_party/fertilization_control"),
-    v3("planting_controls", "/api/v3/third_party/planting_control"),
-    v3("plant_stand_controls", "/api/v3/third_party/plant_stand_control"),
+    v3("fertilization_control", "/api/v3/third_party/fertilization_control"),
+    v3("planting_control", "/api/v3/third_party/planting_control"),
+    v3("plant_stand_control", "/api/v3/third_party/plant_stand_control"),
     v3("silobags", "/api/v3/third_party/silobags"),
     v3("silobag_campaigns", "/api/v3/third_party/silobag_campaigns"),
-    v3("weather_anomalies", "/api/v3/third_party/weather_anomaly"),
+    v3("weather_anomaly", "/api/v3/third_party/weather_anomaly"),
     v3("weather_anomaly_types", "/api/v3/third_party/weather_anomaly_types"),
     v3("climatic_factors", "/api/v3/third_party/climatic_factors"),
     v3("devices", "/api/v3/third_party/devices"),
     v3("device_events", "/api/v3/third_party/device_events"),
     v3("device_event_types", "/api/v3/third_party/device_event_types"),
     v2(
-        "objective_yield_jobs",
+        "campaigns_update_objective_yield_jobs",
         "/api/v2/third_party/campaigns/update_objective_yield/jobs",
     ),
-    v2("campaign_import_jobs", "/api/v2/third_party/campaigns/import/jobs"),
+    v2("campaigns_import_jobs", "/api/v2/third_party/campaigns/import/jobs"),
 ];
 
-/// The resources named with `--resource`, in table order, or all of them.
-pub(super) fn select(names: &[String]) -> Result<Vec<&'static Resource>, Failure> {
-    if let Some(unknown) = names.iter().find(|n| !RESOURCES.iter().any(|r| r.name == n.as_str())) {
-        let known: Vec<&str> = RESOURCES.iter().map(|r| r.name).collect();
-        return Err(format!("unknown resource {unknown:?}; known: {}", known.join(", ")).into());
+/// The names lists had before they were named by their paths, with the present ones: `--resource` still accepts
+/// them (with a note), and a folder synced under them is renamed in place (`super::rename`).
+pub(super) const RENAMED: &[(&str, &str)] = &[
+    ("labour_types", "application_order_labour_types"),
+    ("adversities", "adversity"),
+    ("scoutings", "scouting"),
+    ("progress_reports", "progress_report"),
+    ("fertilization_controls", "fertilization_control"),
+    ("planting_controls", "planting_control"),
+    ("plant_stand_controls", "plant_stand_control"),
+    ("weather_anomalies", "weather_anomaly"),
+    ("objective_yield_jobs", "campaigns_update_objective_yield_jobs"),
+    ("campaign_import_jobs", "campaigns_import_jobs"),
+];
+
+/// The present name of a list named `name` before, if it was renamed.
+pub(super) fn renamed(name: &str) -> Option<&'static str> {
+    RENAMED.iter().find(|(old, _)| *old == name).map(|(_, new)| *new)
+}
+
+/// The resources named with `--resource`, in table order, or all of them. A former name selects its list, and
+/// `note` is told.
+pub(super) fn select(names: &[String], note: impl Fn(&str)) -> Result<Vec<&'static Resource>, Failure> {
+    let mut present = Vec::with_capacity(names.len());
+    for name in names {
+        let name = name.as_str();
+        if RESOURCES.iter().any(|r| r.name == name) {
+            present.push(name);
+        } else if let Some(new) = renamed(name) {
+            note(&say(Say::RenamedResource { old: name, new }));
+            present.push(new);
+        } else {
+            let known: Vec<&str> = RESOURCES.iter().map(|r| r.name).collect();
+            return Err(say(Say::UnknownResource {
+                name,
+                known: &known.join(", "),
+            })
+            .into());
+        }
     }
     Ok(RESOURCES
         .iter()
-        .filter(|r| names.is_empty() || names.iter().any(|n| n == r.name))
+        .filter(|r| present.is_empty() || present.contains(&r.name))
         .collect())
 }
 
@@ -118,19 +161,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resource_names_are_unique_and_plain() {
+    fn each_name_is_its_path() {
+        for resource in RESOURCES {
+            let (_, tail) = resource.path.split_once("/third_party/").expect("an integration path");
+            assert_eq!(resource.name, tail.replace('/', "_"), "{}", resource.path);
+        }
         let mut names: Vec<&str> = RESOURCES.iter().map(|r| r.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), RESOURCES.len());
+        assert_eq!(names.len(), RESOURCES.len(), "unique");
         assert!(names
             .iter()
             .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
     }
 
     #[test]
+    fn former_names_lead_to_present_lists_and_are_none() {
+        for (old, new) in RENAMED {
+            assert!(RESOURCES.iter().any(|r| r.name == *new), "{new}");
+            assert!(!RESOURCES.iter().any(|r| r.name == *old), "{old}");
+        }
+    }
+
+    #[test]
     fn the_largest_lists_start_first_and_the_others_keep_table_order() {
-        let order: Vec<&str> = walk_order(select(&[]).expect("all")).iter().map(|r| r.name).collect();
+        let order: Vec<&str> = walk_order(select(&[], |_| ()).expect("all"))
+            .iter()
+            .map(|r| r.name)
+            .collect();
         assert_eq!(order[..LARGEST_FIRST.len()], LARGEST_FIRST);
         let rest: Vec<&str> = RESOURCES
             .iter()
@@ -138,14 +196,23 @@ mod tests {
             .filter(|name| !LARGEST_FIRST.contains(name))
             .collect();
         assert_eq!(order[LARGEST_FIRST.len()..], rest[..]);
-        let some = select(&["units".to_owned(), "plots".to_owned()]).expect("known");
+        let some = select(&["units".to_owned(), "plots".to_owned()], |_| ()).expect("known");
         let names: Vec<&str> = walk_order(some).iter().map(|r| r.name).collect();
         assert_eq!(names, ["plots", "units"]);
     }
 
     #[test]
-    fn unknown_resources_are_refused() {
-        assert!(select(&["nope".to_owned()]).is_err());
-        assert_eq!(select(&[]).expect("all").len(), RESOURCES.len());
+    fn unknown_resources_are_refused_and_former_names_noted() {
+        assert!(select(&["nope".to_owned()], |_| ()).is_err());
+        assert_eq!(select(&[], |_| ()).expect("all").len(), RESOURCES.len());
+        let notes = std::cell::RefCell::new(Vec::new());
+        let chosen = select(&["scoutings".to_owned(), "units".to_owned()], |note| {
+            notes.borrow_mut().push(note.to_owned())
+        })
+        .expect("a former name is accepted");
+        let names: Vec<&str> = chosen.iter().map(|r| r.name).collect();
+        assert_eq!(names, ["units", "scouting"]);
+        assert_eq!(notes.borrow().len(), 1);
+        assert!(notes.borrow()[0].contains("scouting"), "{:?}", notes.borrow());
     }
 }

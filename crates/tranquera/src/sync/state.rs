@@ -8,6 +8,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::export;
+use crate::say::{say, Say};
 use crate::settings::Failure;
 
 /// `.tranquera-sync.json`.
@@ -33,10 +34,10 @@ impl State {
     pub(super) fn load(path: &Path) -> Result<Self, Failure> {
         match std::fs::read(path) {
             Ok(bytes) => Ok(serde_json::from_slice(&bytes).map_err(|e| {
-                format!(
-                    "{}: not a sync state file ({e}); delete it to sync from scratch",
-                    path.display()
-                )
+                say(Say::BadStateFile {
+                    path: &path.display().to_string(),
+                    error: &e.to_string(),
+                })
             })?),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(error) => Err(error.into()),

@@ -7,6 +7,7 @@ use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 
 use super::Format;
+use crate::say::{say, Say};
 
 /// The machine-readable summary (`--summary-json`).
 #[derive(Debug, Serialize)]
@@ -72,15 +73,18 @@ impl ResourceSummary {
     }
 }
 
-/// The one line every run prints, `--quiet` included.
+/// The one line every run prints, `--quiet` included, in the command's language (the JSON summary keeps its
+/// words in every language).
 pub(super) fn final_line(summary: &Summary) -> String {
     let synced = summary.resources.iter().filter(|r| r.mode != "skipped").count();
     let updated: u64 = summary.resources.iter().map(|r| r.updated).sum();
     let deleted: u64 = summary.resources.iter().map(|r| r.deleted).sum();
-    format!(
-        "synced {synced} resources into {}: {} records transferred ({updated} changed, {deleted} deleted) in {:.1}s",
-        summary.out.display(),
-        summary.transferred,
-        summary.elapsed_ms as f64 / 1000.0
-    )
+    say(Say::Synced {
+        resources: synced,
+        out: &summary.out.display().to_string(),
+        transferred: summary.transferred,
+        changed: updated,
+        deleted,
+        seconds: summary.elapsed_ms as f64 / 1000.0,
+    })
 }

@@ -12,6 +12,7 @@ use super::progress::Reporter;
 use super::resources::Resource;
 use super::summary::ResourceSummary;
 use super::{export, feed, fetch, Format};
+use crate::say::{say, Say};
 use crate::settings::Failure;
 
 /// Page size asked of v3 lists: the largest the API allows, so a sync makes the fewest requests (v2 pages by 100).
@@ -102,8 +103,11 @@ pub(super) async fn sync_resource(
             (Filters::new().deleted_from(at).size(PAGE_SIZE), true),
         ],
     };
-    let mode = if since.is_some() { "incremental" } else { "full" };
-    let mut task = reporter.start(resource.name, mode);
+    let (mode, shown) = match since {
+        Some(_) => ("incremental", say(Say::Incremental)),
+        None => ("full", say(Say::Full)),
+    };
+    let mut task = reporter.start(resource.name, &shown);
     let mut summary = ResourceSummary {
         name: resource.name,
         mode,
@@ -125,7 +129,7 @@ pub(super) async fn sync_resource(
                 if status == StatusCode::FORBIDDEN || status == StatusCode::NOT_FOUND =>
             {
                 task.abandon();
-                return Err(Skip::Unreadable(format!("the server answered {status}")));
+                return Err(Skip::Unreadable(say(Say::ServerAnswered(&status.to_string()))));
             }
             Err(fetch::WalkError::Api(error)) => {
                 task.abandon();
@@ -158,7 +162,10 @@ pub(super) async fn sync_resource(
             };
         }
     }
-    task.finish(&format!("{} changed, {} deleted", summary.updated, summary.deleted));
+    task.finish(&say(Say::Changes {
+        changed: summary.updated,
+        deleted: summary.deleted,
+    }));
     Ok(summary)
 }
 

@@ -21,6 +21,7 @@ const DEMO: DemoOptions = DemoOptions {
 /// only the operator's side does (pruning the feed).
 pub struct Sandbox {
     pub base: String,
+    #[allow(dead_code, reason = "the language test makes no writes")]
     pub api: Client,
     #[allow(
         dead_code,

@@ -97,9 +97,9 @@ struct ReferenceKinds {
 }
 
 impl<'a> Plan<'a> {
-    /// The lookups of every reference `command` makes, in the caller's society (and country, for products); lines
-    /// sent with a `local_id` must be lines of the order replaced.
-    pub fn new(dialect: Dialect, scope: &'a Scope, mode: WriteMode, command: &'a WorkOrderCommand) -> Self {
+    /// The lookups of every reference `command` makes, in the caller's society (and country, for products), added to
+    /// `lookups`; lines sent with a `local_id` must be lines of the order replaced.
+    pub fn new(mut lookups: Lookups, scope: &'a Scope, mode: WriteMode, command: &'a WorkOrderCommand) -> Self {
         let society_id = scope.society_id();
         let own_id = match mode {
             WriteMode::Create => 0,
@@ -108,7 +108,6 @@ impl<'a> Plan<'a> {
         let society = Owner::Society(society_id);
         let own_lines = [Arg::Int(society_id), Arg::Int(own_id)];
         let labours = &command.labours;
-        let mut lookups = Lookups::new(dialect);
         let kinds = ReferenceKinds {
             vouchers: lookups.live("voucher_types", Owner::Everyone, [command.voucher_type_id]),
             campaigns: lookups.live("campaigns", society, command.campaign_ids()),
@@ -351,6 +350,30 @@ impl Store {
         })
     }
 
+    /// What the rules about the records `command` names answer (the homonym rule's hints included), asked without
+    /// writing (reads that lock nothing and reserve no ids) and without looking at the order a replacement names:
+    /// for a body refused for its own rules, so that its refusal names these too.
+    #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
+    pub async fn work_order_references(
+        &self,
+        scope: &Scope,
+        mode: WriteMode,
+        command: &WorkOrderCommand,
+    ) -> Result<Result<(), Refusal>, StoreError> {
+        let dialect = self.db.dialect();
+        let plan = Plan::new(Lookups::reading(dialect), scope, mode, command);
+        let mut found = self.ask_reading(&plan.lookups).await?;
+        let mut references = plan.references(&mut found);
+        let missing = command.homonyms_to_ask(&references);
+        if !missing.is_empty() {
+            let (lookups, species, cultivations) = plan.homonym_lookups(dialect, &missing);
+            let mut answered = self.ask_reading(&lookups).await?;
+            references.species = answered.take(species);
+            references.cultivations = answered.take(cultivations);
+        }
+        Ok(command.references_hold(&references))
+    }
+
     /// Creates or replaces a work order; answers it as a read would, with its new version.
     #[tracing::instrument(skip(self, scope, command), fields(society = scope.society_id()))]
     pub async fn write_work_order(
@@ -382,7 +405,7 @@ impl Store {
     ) -> Result<Result<Written, Refusal>, WriteFailure> {
         let society_id = scope.society_id();
         let dialect = self.db.dialect();
-        let plan = Plan::new(dialect, scope, mode, command);
+        let plan = Plan::new(Lookups::new(dialect), scope, mode, command);
         let (own_id, external_id) = (plan.own_id, plan.external_id);
         let now = now_millis();
         let state_query = order_state_query(dialect.lock_rows(RowLock::Update));
